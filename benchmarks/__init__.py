@@ -1,0 +1,1 @@
+"""Dataset statistics, CRS baselines and performance benchmarks."""

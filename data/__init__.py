@@ -1,0 +1,1 @@
+"""Small data the synth project authors itself (the demo catalog and reviews)."""

@@ -1,0 +1,1 @@
+"""Dialogue filters (basic and preference-based), each drop with its reason."""

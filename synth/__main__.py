@@ -1,0 +1,3 @@
+from synth.cli import app
+
+app(prog_name="synth")

@@ -1,0 +1,94 @@
+"""The `synth` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from synth.config import load_config
+from synth.errors import SynthError
+
+app = typer.Typer(
+    help="Generate, filter and benchmark synthetic conversational-recommendation dialogues.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what synth does.")) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+def fail(message: str) -> typer.Exit:
+    """Print a one-line error and leave with exit code 2."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+@app.command()
+def generate(
+    n: Optional[int] = typer.Option(None, "--n", help="Number of dialogues [default: 3]."),
+    out: Path = typer.Option(Path("runs/demo"), "--out", help="Output folder (dialogues.jsonl, manifest.json)."),
+    seed: Optional[int] = typer.Option(None, help="Run seed [default: 0]."),
+    backend: Optional[str] = typer.Option(None, help="llamacpp (embedded, default) or openai."),
+    model: Optional[str] = typer.Option(
+        None, help="PATH.gguf, hf:REPO/FILE.gguf, packaged:NAME, or a model name on an OpenAI-compatible server."
+    ),
+    base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint [env: OPENAI_BASE_URL]."),
+    structured: Optional[str] = typer.Option(None, help="auto, json_schema, json_object or none (openai backend)."),
+    concurrency: Optional[int] = typer.Option(None, help="Dialogues in flight at once [default: 1]."),
+    catalog: Optional[Path] = typer.Option(None, help="Item catalog (.jsonl/.csv) [default: bundled demo]."),
+    reviews: Optional[Path] = typer.Option(None, help="Reviews (.jsonl/.csv: user,item,rating,text) [default: demo]."),
+    prompts_dir: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates to use instead."),
+    temperature: Optional[float] = typer.Option(None, help="Sampling temperature [default: 0]."),
+    max_tokens: Optional[int] = typer.Option(None, help="Token cap per reply [default: 160]."),
+    max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed exchange [default: 12]."),
+    target_min_rating: Optional[float] = typer.Option(None, help="Lowest rating (1-10) of a target [default: 8]."),
+    config: Optional[Path] = typer.Option(None, "--config", help="YAML file of generation settings."),
+    overwrite: bool = typer.Option(False, help="Replace dialogues already in --out."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Generate PEARL-style seeker/recommender dialogues with an LLM."""
+    from synth.runner import generate as run_generate
+
+    overrides = {
+        "n": n,
+        "seed": seed,
+        "backend": backend,
+        "model": model,
+        "base_url": base_url,
+        "structured": structured,
+        "concurrency": concurrency,
+        "catalog": catalog,
+        "reviews": reviews,
+        "prompts_dir": prompts_dir,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "max_utterances": max_utterances,
+        "target_min_rating": target_min_rating,
+        "progress": progress,
+    }
+    try:
+        settings = load_config(config, overrides)
+        manifest = asyncio.run(run_generate(settings, out, overwrite=overwrite))
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished dialogues and the manifest are in {out}", err=True)
+        raise typer.Exit(code=130) from None
+    counts, tokens = manifest["counts"], manifest["tokens"]
+    typer.echo(
+        f"wrote {counts['written']} dialogues to {out / 'dialogues.jsonl'} "
+        f"({counts['accepted_target']} accepted the target, {counts['failed']} failed; "
+        f"{tokens['prompt']} prompt + {tokens['completion']} completion tokens; {manifest['wall_s']:.1f} s)"
+    )
+    if counts["written"] and counts["failed"] == counts["written"]:
+        raise fail("every dialogue failed; see 'errors' in the records")
+
+

@@ -1,0 +1,89 @@
+"""Run configuration: pydantic models, loadable from YAML, every field overridable on the command line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from synth.errors import SynthError
+
+BackendName = Literal["llamacpp", "openai"]
+
+# Options that change how fast a run goes, not what it writes: left out of the fingerprint.
+NON_SEMANTIC_FIELDS = {"concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s"}
+
+
+class GenerateConfig(BaseModel):
+    """Everything that decides which dialogues `synth generate` writes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(3, ge=1, description="number of dialogues")
+    seed: int = 0
+    mode: Literal["pearl"] = "pearl"
+    # data (None = the bundled demo)
+    catalog: Path | None = None
+    reviews: Path | None = None
+    prompts_dir: Path | None = None
+    # personas
+    target_min_rating: float = Field(8.0, description="a target is an item the user rated at least this (1-10)")
+    general_reviews: int = Field(3, ge=1)
+    # game
+    max_utterances: int = Field(12, ge=2, description="turn cap after the seed exchange")
+    ask_turns: int = Field(1, ge=0, description="recommender turns that ask before the first recommendation")
+    k_schedule: list[int] = Field(default_factory=lambda: [3, 3, 3, 2, 1, 1])
+    force_target_from: int = Field(3, ge=1, description="recommendation turn from which the target is a candidate")
+    max_format_retries: int = Field(3, ge=0)
+    # backend
+    backend: BackendName = "llamacpp"
+    model: str | None = None
+    base_url: str | None = None
+    structured: Literal["auto", "json_schema", "json_object", "none"] = "auto"
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    # sampling
+    temperature: float = 0.0
+    max_tokens: int = 160
+    # throughput
+    concurrency: int = Field(1, ge=1)
+    api_max_attempts: int = Field(6, ge=1)
+    request_timeout_s: float = 120.0
+    progress: bool = True
+
+    @field_validator("k_schedule")
+    @classmethod
+    def _positive_schedule(cls, value: list[int]) -> list[int]:
+        if not value or any(k < 1 for k in value):
+            raise ValueError("k_schedule needs at least one value, all >= 1")
+        return value
+
+    def fingerprint(self) -> str:
+        """sha256 over the semantic fields: equal fingerprints mean the same dialogues."""
+        semantic = self.model_dump(mode="json", exclude=NON_SEMANTIC_FIELDS)
+        return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
+
+
+def load_config(path: Path | None, overrides: dict[str, object]) -> GenerateConfig:
+    """Config from an optional YAML file, with command-line values (non-None) on top."""
+    values: dict[str, object] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(path.read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise SynthError(f"cannot read config {path}: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise SynthError(f"{path}: a config file must be a YAML mapping")
+        values.update(loaded)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return GenerateConfig.model_validate(values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        source = f"{path}: " if path else ""
+        raise SynthError(f"{source}config field '{field}': {err['msg']}") from None

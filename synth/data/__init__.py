@@ -1,0 +1,1 @@
+"""Loaders that turn data files into typed tables."""

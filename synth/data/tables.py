@@ -1,0 +1,83 @@
+"""Read catalog and review tables (JSON Lines or CSV) into typed rows, with located errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from synth.errors import InputError
+from synth.records import Item, Review
+
+Row = TypeVar("Row", bound=BaseModel)
+
+
+def _raw_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, raw mapping) for each non-blank row of a .jsonl or .csv file."""
+    suffix = path.suffix.lower()
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
+    with handle:
+        if suffix in (".jsonl", ".ndjson"):
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from None
+                if not isinstance(value, dict):
+                    raise InputError(path, "expected a JSON object", line=number)
+                yield number, value
+        elif suffix == ".csv":
+            reader = csv.DictReader(handle)
+            for row in reader:
+                yield reader.line_num, {k: v for k, v in row.items() if k is not None}
+        else:
+            raise InputError(path, f"unknown format '{suffix}': use .jsonl or .csv")
+
+
+def read_table(path: Path, model: type[Row]) -> list[tuple[int, Row]]:
+    """(line, row) for every row of `path` validated as `model`; InputError names the file, line and field."""
+    rows = []
+    for number, raw in _raw_rows(path):
+        if isinstance(raw.get("genres"), str):  # CSV: "Action|Sci-Fi"
+            raw["genres"] = [g for g in raw["genres"].split("|") if g]
+        try:
+            rows.append((number, model.model_validate(raw)))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            message = "missing" if err["type"] == "missing" else err["msg"]
+            raise InputError(path, message, line=number, field=field) from None
+    if not rows:
+        raise InputError(path, "the file holds no rows")
+    return rows
+
+
+def load_catalog(path: Path) -> dict[str, Item]:
+    """Items by id; a repeated id is an error."""
+    items: dict[str, Item] = {}
+    for number, item in read_table(path, Item):
+        if item.id in items:
+            raise InputError(path, f"duplicate item id '{item.id}'", line=number, field="id")
+        items[item.id] = item
+    return items
+
+
+def load_reviews(path: Path, catalog: dict[str, Item]) -> list[Review]:
+    """Reviews whose items all exist in `catalog`, ratings on a 1-10 scale."""
+    reviews = []
+    for number, review in read_table(path, Review):
+        if review.item not in catalog:
+            raise InputError(path, f"unknown item id '{review.item}' (not in the catalog)", line=number, field="item")
+        if not 1 <= review.rating <= 10:
+            raise InputError(path, f"rating {review.rating} is outside 1-10", line=number, field="rating")
+        reviews.append(review)
+    return reviews

@@ -1,0 +1,52 @@
+"""Prompt templates as files: loaded from prompts/ (or a user's folder), rendered, and hashed."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from synth.errors import SynthError
+
+TEMPLATE_NAMES = ("seeker_system", "seeker_turn", "recommender_system", "recommender_turn")
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """The four simulator templates and the sha256 of each file's text."""
+
+    templates: dict[str, jinja2.Template]
+    hashes: dict[str, str]
+    source: str
+
+    @classmethod
+    def load(cls, folder: Path | None = None) -> PromptSet:
+        """Templates from `folder`, or the ones shipped with synth."""
+        base = folder if folder is not None else Path(str(resources.files("synth.prompts")))
+        env = jinja2.Environment(
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
+        )
+        templates, hashes = {}, {}
+        for name in TEMPLATE_NAMES:
+            path = base / f"{name}.j2"
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError:
+                raise SynthError(f"prompt template missing: {path}") from None
+            try:
+                templates[name] = env.from_string(text)
+            except jinja2.TemplateSyntaxError as exc:
+                raise SynthError(f"{path}, line {exc.lineno}: template error: {exc.message}") from None
+            hashes[name] = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return cls(templates, hashes, str(base))
+
+    def render(self, name: str, **context: Any) -> str:
+        """Render one template; a missing variable is a SynthError naming it."""
+        try:
+            return self.templates[name].render(**context).strip()
+        except jinja2.UndefinedError as exc:
+            raise SynthError(f"prompt template {name}.j2: {exc.message}") from None

@@ -1,0 +1,87 @@
+"""The dialogue record: one JSON line per generated dialogue (see DESIGN.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Item(BaseModel):
+    """One catalog item (a movie)."""
+
+    id: str
+    title: str
+    year: int | None = None
+    genres: list[str] = Field(default_factory=list)
+    description: str = ""
+
+    @property
+    def display(self) -> str:
+        """Title with the year, as the simulators see it: 'Heat (1995)'."""
+        return f"{self.title} ({self.year})" if self.year else self.title
+
+
+class Review(BaseModel):
+    """One user's review of one item; rating on a 1-10 scale."""
+
+    user: str
+    item: str
+    rating: float
+    text: str
+
+
+class Persona(BaseModel):
+    """What the seeker simulator knows about itself."""
+
+    user_id: str
+    general: list[Review]
+    target: Review
+
+
+class ScoredItem(BaseModel):
+    item_id: str
+    score: float
+
+
+class Turn(BaseModel):
+    role: Literal["seeker", "recommender"]
+    text: str
+    think: str | None = None
+    recommended_item: str | None = None
+    candidates: list[ScoredItem] | None = None
+    accepted: bool | None = None
+
+
+class Outcome(BaseModel):
+    """How the dialogue ended. turns_to_goal counts utterances after the seed exchange, acceptance included."""
+
+    accepted_target: bool
+    turns_to_goal: int | None = None
+    ended_by: Literal["accepted", "wrong_acceptance", "target_rejected", "turn_cap", "error"]
+    recommendations: int = 0
+
+
+class Generation(BaseModel):
+    backend: str
+    model: str
+    prompt_hashes: dict[str, str]
+    sampling: dict[str, float | int | None]
+    seed: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_calls: int = 0
+    latency_s: float = 0.0
+    format_retries: int = 0
+
+
+class DialogueRecord(BaseModel):
+    id: str
+    mode: Literal["pearl", "gorecdial"] = "pearl"
+    user_id: str
+    persona: Persona
+    target_item: Item
+    turns: list[Turn]
+    outcome: Outcome
+    generation: Generation
+    errors: list[str] = Field(default_factory=list)

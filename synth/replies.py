@@ -1,0 +1,138 @@
+"""Reply formats of the two simulators: the JSON schemas sent to the backend, and tolerant parsing."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from synth.records import Item
+
+END_MARKER = "[EOD]"
+_ROLE_PREFIX = re.compile(r"^\s*(?:seeker|recommender|user|assistant)\s*:\s*", re.IGNORECASE)
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+_YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
+# Length caps (characters) that keep a whole reply inside the default max_tokens of 160.
+UTTERANCE_MAX_CHARS = 300
+THINK_MAX_CHARS = 160
+
+
+class ReplyFormatError(ValueError):
+    """The model's answer could not be read as the expected reply."""
+
+
+@dataclass(frozen=True)
+class SeekerReply:
+    utterance: str
+    accept: bool | None  # None on turns where nothing was recommended
+
+
+@dataclass(frozen=True)
+class RecommenderReply:
+    think: str
+    utterance: str
+    item_id: str | None
+
+
+def _string(max_length: int) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": max_length}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def seeker_schema(decides: bool) -> dict[str, Any]:
+    """The seeker answers with an utterance, plus accept/reject when something was recommended."""
+    properties: dict[str, Any] = {"utterance": _string(UTTERANCE_MAX_CHARS)}
+    if decides:
+        properties["accept"] = {"type": "boolean"}
+    return _object(properties)
+
+
+def recommender_schema(candidates: list[Item] | None) -> dict[str, Any]:
+    """Think first, then (on recommendation turns) exactly one candidate, then the utterance."""
+    properties: dict[str, Any] = {"think": _string(THINK_MAX_CHARS)}
+    if candidates:
+        properties["item"] = {"type": "string", "enum": [c.display for c in candidates]}
+    properties["utterance"] = _string(UTTERANCE_MAX_CHARS)
+    return _object(properties)
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The first JSON object in `text` (a bare object, or one inside prose or a code fence)."""
+    text = text.strip()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        if start < 0:
+            raise ReplyFormatError(f"no JSON object in reply: {text[:120]!r}") from None
+        if end <= start:
+            raise ReplyFormatError(f"broken JSON in reply (never closed): {text[:120]!r}") from None
+        try:
+            value = json.loads(text[start : end + 1])
+        except json.JSONDecodeError as exc:
+            raise ReplyFormatError(f"broken JSON in reply ({exc.msg}): {text[:120]!r}") from None
+    if not isinstance(value, dict):
+        raise ReplyFormatError(f"reply is JSON but not an object: {text[:120]!r}")
+    return value
+
+
+def clean_utterance(value: Any) -> str:
+    """Strip a leaked role prefix and surrounding quotes; an empty result is a format error."""
+    if not isinstance(value, str):
+        raise ReplyFormatError("'utterance' is missing or not a string")
+    text = _ROLE_PREFIX.sub("", value.strip()).strip().strip('"').strip()
+    if not text:
+        raise ReplyFormatError("'utterance' is empty")
+    return text
+
+
+def parse_seeker(text: str, *, decides: bool) -> SeekerReply:
+    """Read a seeker reply; the end marker is made to agree with the accept decision."""
+    data = extract_json(text)
+    utterance = clean_utterance(data.get("utterance")).replace(END_MARKER, "").strip()
+    if not utterance:
+        raise ReplyFormatError("'utterance' holds only the end marker")
+    if not decides:
+        return SeekerReply(utterance, None)
+    accept = data.get("accept")
+    if not isinstance(accept, bool):
+        raise ReplyFormatError("'accept' is missing or not true/false")
+    return SeekerReply(f"{utterance} {END_MARKER}" if accept else utterance, accept)
+
+
+def normalise_title(title: str) -> str:
+    """Lower-case words only, year suffix dropped: 'The Matrix (1999)' -> 'the matrix'."""
+    return _NON_WORD.sub(" ", _YEAR_SUFFIX.sub("", title).lower()).strip()
+
+
+def match_candidate(name: str, candidates: list[Item]) -> Item | None:
+    """The candidate `name` refers to: exact display string, else the same normalised title."""
+    for item in candidates:
+        if name == item.display:
+            return item
+    wanted = normalise_title(name)
+    matches = [item for item in candidates if normalise_title(item.title) == wanted]
+    return matches[0] if len(matches) == 1 else None
+
+
+def parse_recommender(text: str, candidates: list[Item] | None) -> RecommenderReply:
+    """Read a recommender reply; on recommendation turns the item must be one of `candidates`."""
+    data = extract_json(text)
+    utterance = clean_utterance(data.get("utterance"))
+    think = data.get("think")
+    think = think.strip() if isinstance(think, str) else ""
+    if not candidates:
+        return RecommenderReply(think, utterance, None)
+    name = data.get("item")
+    item = match_candidate(name, candidates) if isinstance(name, str) else None
+    if item is None:
+        spoken = f" {normalise_title(utterance)} "
+        named = [c for c in candidates if f" {normalise_title(c.title)} " in spoken]
+        if len(named) != 1:
+            raise ReplyFormatError(f"'item' {name!r} is not one of the candidates")
+        item = named[0]
+    return RecommenderReply(think, utterance, item.id)

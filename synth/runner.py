@@ -1,0 +1,165 @@
+"""Run many games concurrently, append each finished dialogue as one JSON line, write the manifest."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from synth.config import GenerateConfig
+from synth.data.demo import demo_path
+from synth.data.tables import load_catalog, load_reviews
+from synth.errors import SynthError
+from synth.game import GameRules, PearlGame
+from synth.llm.base import ChatBackend
+from synth.manifest import build_manifest, now, write_manifest
+from synth.personas import GameSpec, ReviewIndex, make_game_specs
+from synth.prompting import PromptSet
+from synth.records import DialogueRecord
+from synth.retrievers.bm25 import BM25Retriever
+from synth.simulators import Recommender, Sampling, Seeker
+
+log = logging.getLogger(__name__)
+
+DIALOGUES_FILE = "dialogues.jsonl"
+MANIFEST_FILE = "manifest.json"
+
+
+def make_backend(config: GenerateConfig) -> ChatBackend:
+    """The backend the config names (heavy imports happen only for the one chosen)."""
+    if config.backend == "llamacpp":
+        from synth.llm.llamacpp import LlamaCppBackend
+
+        return LlamaCppBackend(config.model, n_ctx=config.n_ctx, n_threads=config.n_threads)
+    from synth.llm.openai_compat import OpenAIBackend
+
+    return OpenAIBackend(
+        config.model,
+        base_url=config.base_url,
+        structured=config.structured,
+        max_concurrency=config.concurrency,
+        max_attempts=config.api_max_attempts,
+        timeout_s=config.request_timeout_s,
+    )
+
+
+def prepare_output(out_dir: Path, overwrite: bool) -> Path:
+    """The dialogues file to write; refuses to mix with an earlier run unless told to overwrite."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / DIALOGUES_FILE
+    if path.exists() and path.stat().st_size > 0:
+        if not overwrite:
+            raise SynthError(f"{path} already holds dialogues: choose another --out or pass --overwrite")
+        path.unlink()
+    return path
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0}
+        self.tokens = {"prompt": 0, "completion": 0}
+
+    def add(self, record: DialogueRecord) -> None:
+        self.counts["written"] += 1
+        self.counts["accepted_target"] += record.outcome.accepted_target
+        self.counts["failed"] += bool(record.errors)
+        self.tokens["prompt"] += record.generation.prompt_tokens
+        self.tokens["completion"] += record.generation.completion_tokens
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]dialogues"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rates]}"),
+        TextColumn("failed {task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        disable=not enabled,
+    )
+
+
+async def generate(
+    config: GenerateConfig, out_dir: Path, *, backend: ChatBackend | None = None, overwrite: bool = False
+) -> dict[str, Any]:
+    """Play `config.n` games and write them to `out_dir`; returns the manifest."""
+    started, clock = now(), time.perf_counter()
+    catalog = load_catalog(config.catalog or demo_path("catalog.jsonl"))
+    reviews = load_reviews(config.reviews or demo_path("reviews.jsonl"), catalog)
+    specs = make_game_specs(
+        reviews,
+        catalog,
+        n=config.n,
+        seed=config.seed,
+        min_rating=config.target_min_rating,
+        n_general=config.general_reviews,
+    )
+    prompts = PromptSet.load(config.prompts_dir)
+    dialogues_path = prepare_output(out_dir, overwrite)
+    backend = backend or make_backend(config)
+    await backend.check()
+
+    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
+    rules = GameRules(config.max_utterances, config.ask_turns, tuple(config.k_schedule), config.force_target_from)
+    game = PearlGame(
+        catalog,
+        ReviewIndex(reviews),
+        BM25Retriever(catalog),
+        Seeker(backend, prompts, sampling),
+        Recommender(backend, prompts, sampling),
+        rules,
+        sampling,
+    )
+    tally = _Tally()
+    tally.counts["requested"] = len(specs)
+    status = "interrupted"
+    try:
+        await _play_all(game, specs, dialogues_path, tally, config)
+        status = "finished"
+    finally:
+        manifest = build_manifest(
+            config,
+            model=backend.model_info,
+            prompt_hashes=prompts.hashes,
+            counts=tally.counts,
+            tokens=tally.tokens,
+            started=started,
+            wall_s=time.perf_counter() - clock,
+            status=status,
+        )
+        write_manifest(out_dir / MANIFEST_FILE, manifest)
+        await backend.aclose()
+    return manifest
+
+
+async def _play_all(
+    game: PearlGame, specs: list[GameSpec], path: Path, tally: _Tally, config: GenerateConfig
+) -> None:
+    semaphore = asyncio.Semaphore(config.concurrency)
+    clock = time.perf_counter()
+
+    async def play(spec: GameSpec) -> DialogueRecord:
+        async with semaphore:
+            return await game.play(spec)
+
+    with _progress(config.progress) as progress, path.open("a", encoding="utf-8") as out:
+        task = progress.add_task("generate", total=len(specs), rates="", failed=0)
+        for finished in asyncio.as_completed([play(spec) for spec in specs]):
+            record = await finished
+            out.write(record.model_dump_json() + "\n")
+            out.flush()
+            tally.add(record)
+            elapsed = max(time.perf_counter() - clock, 1e-9)
+            tokens = tally.tokens["prompt"] + tally.tokens["completion"]
+            progress.update(
+                task,
+                advance=1,
+                rates=f"{tally.counts['written'] / elapsed:.2f} dlg/s {tokens / elapsed:.0f} tok/s",
+                failed=tally.counts["failed"],
+            )

@@ -1,0 +1,166 @@
+"""The seeker and recommender simulators: render a prompt, call the backend, parse the reply."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from synth.llm.base import ChatBackend, Completion
+from synth.prompting import PromptSet
+from synth.records import Item, Persona, Review
+from synth.replies import (
+    END_MARKER,
+    RecommenderReply,
+    ReplyFormatError,
+    SeekerReply,
+    parse_recommender,
+    parse_seeker,
+    recommender_schema,
+    seeker_schema,
+)
+
+Reply = TypeVar("Reply")
+RETRY_TEMPERATURE = 0.7  # a greedy retry would repeat the same broken answer
+
+
+@dataclass
+class Usage:
+    """Token and call accounting for one dialogue."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    latency_s: float = 0.0
+    format_retries: int = 0
+    format_problems: list[str] = field(default_factory=list)
+
+    def add(self, completion: Completion) -> None:
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.calls += 1
+        self.latency_s += completion.latency_s
+
+
+@dataclass(frozen=True)
+class Sampling:
+    max_tokens: int = 160
+    temperature: float = 0.0
+    max_format_retries: int = 3
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "max_format_retries": self.max_format_retries}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One transcript line as the prompts show it."""
+
+    speaker: str
+    text: str
+
+
+class _Simulator:
+    role = ""
+
+    def __init__(self, backend: ChatBackend, prompts: PromptSet, sampling: Sampling):
+        self.backend, self.prompts, self.sampling = backend, prompts, sampling
+
+    async def _ask(
+        self,
+        system: str,
+        user: str,
+        schema: dict[str, Any],
+        parse: Callable[[str], Reply],
+        *,
+        seed: int,
+        usage: Usage,
+    ) -> Reply:
+        """Call the backend until the reply parses, at most 1 + max_format_retries times."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        problems = []
+        for attempt in range(self.sampling.max_format_retries + 1):
+            completion = await self.backend.complete(
+                messages,
+                max_tokens=self.sampling.max_tokens,
+                temperature=self.sampling.temperature if attempt == 0 else max(self.sampling.temperature, RETRY_TEMPERATURE),
+                seed=seed + attempt,
+                json_schema=schema,
+            )
+            usage.add(completion)
+            try:
+                return parse(completion.text)
+            except ReplyFormatError as exc:
+                cut = " (cut off at max_tokens)" if completion.finish_reason == "length" else ""
+                problems.append(f"{self.role} attempt {attempt + 1}: {exc}{cut}")
+                usage.format_retries += 1
+        usage.format_problems.extend(problems)
+        raise ReplyFormatError(f"{self.role}: no valid reply in {len(problems)} attempts; last: {problems[-1]}")
+
+
+def _rating(value: float) -> str:
+    return f"{value:g}"
+
+
+class Seeker(_Simulator):
+    """Plays the user behind a persona: states its taste, rejects non-targets, accepts the target."""
+
+    role = "seeker"
+
+    def system_prompt(self, persona: Persona, catalog: dict[str, Item]) -> str:
+        general = [
+            {"display": catalog[r.item].display, "rating": _rating(r.rating), "text": r.text} for r in persona.general
+        ]
+        return self.prompts.render(
+            "seeker_system",
+            general=general,
+            target=catalog[persona.target.item],
+            target_review=persona.target.text,
+            end_marker=END_MARKER,
+        )
+
+    async def reply(
+        self,
+        system: str,
+        transcript: list[Line],
+        *,
+        target: Item,
+        recommended: Item | None,
+        opinion: Review | None,
+        seed: int,
+        usage: Usage,
+    ) -> SeekerReply:
+        decides = recommended is not None
+        user = self.prompts.render(
+            "seeker_turn",
+            transcript=transcript,
+            recommended=recommended,
+            recommended_is_target=recommended is not None and recommended.id == target.id,
+            opinion=None if opinion is None else {"rating": _rating(opinion.rating), "text": opinion.text},
+            end_marker=END_MARKER,
+        )
+        return await self._ask(
+            system, user, seeker_schema(decides), lambda text: parse_seeker(text, decides=decides), seed=seed, usage=usage
+        )
+
+
+class Recommender(_Simulator):
+    """Asks about preferences, then recommends exactly one retrieved candidate with a private rationale."""
+
+    role = "recommender"
+
+    def system_prompt(self) -> str:
+        return self.prompts.render("recommender_system")
+
+    async def reply(
+        self, system: str, transcript: list[Line], *, candidates: list[Item] | None, seed: int, usage: Usage
+    ) -> RecommenderReply:
+        user = self.prompts.render("recommender_turn", transcript=transcript, candidates=candidates or [])
+        return await self._ask(
+            system,
+            user,
+            recommender_schema(candidates),
+            lambda text: parse_recommender(text, candidates),
+            seed=seed,
+            usage=usage,
+        )

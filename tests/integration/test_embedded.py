@@ -1,0 +1,108 @@
+"""The real embedded model (llama.cpp in-process) generates dialogues through the CLI."""
+
+import asyncio
+import hashlib
+import json
+
+import pytest
+
+from synth.game import SEED_EXCHANGE
+from synth.llm.gguf_models import PACKAGED, resolve_model
+from synth.llm.llamacpp import LlamaCppBackend
+from synth.records import Item
+from synth.replies import parse_recommender, recommender_schema
+from tests.helpers import read_records, run_synth
+
+pytestmark = pytest.mark.integration
+SMOLLM = "packaged:smollm2-135m"
+
+
+def generate(out, *extra):
+    result = run_synth(
+        "generate", "--n", "2", "--seed", "11", "--out", str(out), "--model", SMOLLM, "--no-progress", *extra
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def smollm_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("smollm")
+    generate(out)
+    return out
+
+
+def test_embedded_model_writes_complete_dialogues(smollm_run):
+    records = read_records(smollm_run)
+    assert len(records) == 2
+    for record in records:
+        assert not record.errors, record.errors
+        assert record.outcome.ended_by in {"accepted", "wrong_acceptance", "target_rejected", "turn_cap"}
+        assert len(record.turns) >= len(SEED_EXCHANGE) + 4
+        roles = [t.role for t in record.turns]
+        assert all(a != b for a, b in zip(roles, roles[1:])) and roles[-1] == "seeker"
+        assert all(t.text.strip() for t in record.turns)
+        recommended = [t for t in record.turns if t.recommended_item]
+        assert recommended, "no recommendation was made"
+        for turn in recommended:  # the grammar keeps every choice inside the retrieved candidates
+            assert turn.recommended_item in {c.item_id for c in turn.candidates}
+        assert record.generation.backend == "llamacpp"
+        assert record.generation.model == "smollm2-135m"
+        assert record.generation.prompt_tokens > 500 and record.generation.completion_tokens > 20
+    manifest = json.loads((smollm_run / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["counts"]["written"] == 2
+    assert manifest["tokens"]["completion"] == sum(r.generation.completion_tokens for r in records)
+    assert manifest["model"]["source"] == SMOLLM
+
+
+def test_same_seed_gives_byte_identical_dialogues_across_processes(smollm_run, tmp_path):
+    generate(tmp_path)
+
+    def content(out):
+        rows = {}
+        for record in read_records(out):
+            data = record.model_dump()
+            data["generation"].pop("latency_s")
+            rows[record.id] = data
+        return rows
+
+    assert content(tmp_path) == content(smollm_run)
+
+
+def test_default_model_is_joined_verified_and_answers_in_format(tmp_path, monkeypatch):
+    """The offline default (packaged Qwen2.5-Coder-1.5B, 22 parts) joins to the published sha256 and
+    picks a sensible candidate under the grammar."""
+    monkeypatch.setenv("SYNTH_CACHE_DIR", str(tmp_path))
+    resolved = resolve_model("packaged:qwen2.5-coder-1.5b")
+    digest = hashlib.sha256()
+    with open(resolved.path, "rb") as handle:
+        while chunk := handle.read(1 << 23):
+            digest.update(chunk)
+    assert digest.hexdigest() == PACKAGED["qwen2.5-coder-1.5b"].sha256 == resolved.sha256
+    assert resolve_model("packaged:qwen2.5-coder-1.5b").path == resolved.path  # reused, not joined again
+
+    candidates = [
+        Item(id="a", title="The Shining", year=1980, genres=["Horror"], description="A haunted hotel in winter."),
+        Item(id="b", title="Toy Story", year=1995, genres=["Animation"], description="Toys come alive; a family film."),
+    ]
+    backend = LlamaCppBackend(str(resolved.path), n_ctx=2048)
+    messages = [
+        {"role": "system", "content": "You are a movie recommender. Answer with one JSON object."},
+        {
+            "role": "user",
+            "content": "Seeker: I want a cheerful animated movie for my kids.\n"
+            "Candidates: The Shining (1980); Toy Story (1995)\n"
+            'JSON format: {"think": "...", "item": "<candidate>", "utterance": "..."}',
+        },
+    ]
+
+    async def ask():
+        try:
+            return await backend.complete(messages, max_tokens=96, seed=1, json_schema=recommender_schema(candidates))
+        finally:
+            await backend.aclose()
+
+    completion = asyncio.run(ask())
+    reply = parse_recommender(completion.text, candidates)
+    assert reply.item_id == "b"
+    assert completion.prompt_tokens > 0 and completion.completion_tokens > 0

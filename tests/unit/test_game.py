@@ -1,0 +1,151 @@
+import asyncio
+import json
+
+import pytest
+
+from synth.game import SEED_EXCHANGE, GameRules, PearlGame, select_candidates
+from synth.llm.scripted import ScriptedBackend
+from synth.personas import ReviewIndex, make_game_specs
+from synth.prompting import PromptSet
+from synth.retrievers.bm25 import BM25Retriever
+from synth.simulators import Recommender, Sampling, Seeker
+from tests.conftest import rule_following_script
+
+
+def make_game(catalog, reviews, script, rules=GameRules(), retries=2):
+    backend = ScriptedBackend(script)
+    prompts = PromptSet.load()
+    sampling = Sampling(max_tokens=64, temperature=0.0, max_format_retries=retries)
+    game = PearlGame(
+        catalog, ReviewIndex(reviews), BM25Retriever(catalog), Seeker(backend, prompts, sampling),
+        Recommender(backend, prompts, sampling), rules, sampling,
+    )
+    return game, backend
+
+
+def play(game, spec):
+    return asyncio.run(game.play(spec))
+
+
+@pytest.fixture
+def specs(catalog, reviews):
+    return make_game_specs(reviews, catalog, n=6, seed=7)
+
+
+def recommended(record):
+    return [t.recommended_item for t in record.turns if t.recommended_item]
+
+
+def test_rule_following_dialogue_reaches_the_target(catalog, reviews, specs):
+    game, _ = make_game(catalog, reviews, rule_following_script)
+    for spec in specs:
+        record = play(game, spec)
+        assert [t.text for t in record.turns[:2]] == [text for _, text in SEED_EXCHANGE]
+        assert record.outcome.ended_by == "accepted" and record.outcome.accepted_target
+        assert recommended(record)[-1] == spec.target.id
+        assert record.turns[-1].role == "seeker" and record.turns[-1].text.endswith("[EOD]")
+        assert record.outcome.turns_to_goal == len(record.turns) - len(SEED_EXCHANGE)
+        # the first recommender turn after the seed asks, the target is a candidate by the third recommendation
+        assert record.turns[2].role == "recommender" and record.turns[2].recommended_item is None
+        assert record.outcome.recommendations <= 3
+        assert record.generation.prompt_tokens > 0 and record.generation.llm_calls == len(record.turns) - 2
+        assert not record.errors
+
+
+def avoid_target(target_display):
+    """A recommender that never picks the target while it has another candidate."""
+
+    def script(messages, schema):
+        props = (schema or {}).get("properties", {})
+        if "item" in props:
+            choices = [c for c in props["item"]["enum"] if c != target_display] or props["item"]["enum"]
+            return json.dumps({"think": "t", "item": choices[0], "utterance": f"Try {choices[0]}."})
+        return rule_following_script(messages, schema)
+
+    return script
+
+
+def test_schedule_forced_target_and_no_repeats(catalog, reviews, specs):
+    spec = specs[0]
+    game, _ = make_game(catalog, reviews, avoid_target(spec.target.display))
+    record = play(game, spec)
+    with_candidates = [t for t in record.turns if t.candidates]
+    assert [len(t.candidates) for t in with_candidates] == [3, 3, 3, 2, 1]
+    for turn in with_candidates[2:]:  # from the third recommendation on the target is always a candidate
+        assert spec.target.id in {c.item_id for c in turn.candidates}
+    items = recommended(record)
+    assert len(items) == len(set(items)) == 5 and items[-1] == spec.target.id
+    # the last recommendation still gets its answer inside the cap of 12
+    assert record.outcome.ended_by == "accepted" and record.outcome.turns_to_goal == 12
+    general = {r.item for r in spec.persona.general}  # general-taste items are never candidates
+    assert not general & {c.item_id for t in with_candidates for c in t.candidates}
+
+
+def test_turn_cap_ends_on_the_seeker(catalog, reviews, specs):
+    spec = specs[0]
+    rules = GameRules(max_utterances=12, force_target_from=99)
+    game, _ = make_game(catalog, reviews, avoid_target(spec.target.display), rules)
+    record = play(game, spec)
+    assert record.outcome.ended_by == "turn_cap" and not record.outcome.accepted_target
+    assert len(record.turns) == len(SEED_EXCHANGE) + 12
+    assert record.turns[-1].role == "seeker" and record.turns[-2].recommended_item
+    roles = [t.role for t in record.turns]
+    assert all(a != b for a, b in zip(roles, roles[1:]))
+
+
+def test_wrong_acceptance_and_rejected_target_end_the_dialogue(catalog, reviews, specs):
+    def accept_all(messages, schema):
+        if "accept" in (schema or {}).get("properties", {}):
+            return json.dumps({"utterance": "Yes!", "accept": True})
+        return rule_following_script(messages, schema)
+
+    def reject_all(messages, schema):
+        if "accept" in (schema or {}).get("properties", {}):
+            return json.dumps({"utterance": "No.", "accept": False})
+        return rule_following_script(messages, schema)
+
+    spec = specs[1]
+    game, _ = make_game(catalog, reviews, accept_all)
+    record = play(game, spec)
+    first = recommended(record)[0]
+    expected = "accepted" if first == spec.target.id else "wrong_acceptance"
+    assert record.outcome.ended_by == expected and len(recommended(record)) == 1
+
+    game, _ = make_game(catalog, reviews, reject_all)
+    record = play(game, spec)
+    assert record.outcome.ended_by == "target_rejected"
+    assert recommended(record)[-1] == spec.target.id
+
+
+def test_broken_replies_are_retried_then_recorded(catalog, reviews, specs):
+    calls = {"n": 0}
+
+    def flaky(messages, schema):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return "I am not JSON"
+        return rule_following_script(messages, schema)
+
+    game, _ = make_game(catalog, reviews, flaky)
+    record = play(game, specs[0])
+    assert record.outcome.ended_by == "accepted" and record.generation.format_retries == 1 and not record.errors
+
+    game, backend = make_game(catalog, reviews, lambda m, s: "never JSON", retries=2)
+    record = play(game, specs[0])
+    assert record.outcome.ended_by == "error"
+    assert len(backend.calls) == 3  # one try and two retries
+    assert "no valid reply in 3 attempts" in record.errors[0]
+    assert len(record.errors) == 4  # the summary and each attempt's problem
+
+
+def test_forced_target_replaces_the_weakest_candidate(catalog):
+    retriever = BM25Retriever(catalog)
+    pool = set(catalog)
+    target = "m001"
+    query = "a gentle musical romance with songs and dancing"
+    rules = GameRules()
+    free = select_candidates(retriever, query, pool, target, 0, rules)
+    assert target not in {c.item_id for c in free}
+    forced = select_candidates(retriever, query, pool, target, 2, rules)
+    assert [c.item_id for c in forced[:2]] == [c.item_id for c in free[:2]] and forced[2].item_id == target
+    assert [c.item_id for c in select_candidates(retriever, query, pool, target, 5, rules)] == [target]

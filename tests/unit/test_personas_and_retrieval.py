@@ -1,0 +1,64 @@
+import pytest
+
+from synth.errors import SynthError
+from synth.personas import ReviewIndex, make_game_specs
+from synth.records import Item, Review
+from synth.retrievers.bm25 import BM25Retriever
+
+
+def test_specs_follow_the_rules_and_are_seeded(catalog, reviews):
+    specs = make_game_specs(reviews, catalog, n=30, seed=3, min_rating=8, n_general=3)
+    index = ReviewIndex(reviews)
+    for spec in specs:
+        own = index.of_user(spec.persona.user_id)
+        assert spec.persona.target.rating >= 8 and spec.persona.target.item in own
+        assert len(spec.persona.general) == 3
+        assert spec.persona.target.item not in {r.item for r in spec.persona.general}
+        assert all(r.user == spec.persona.user_id for r in spec.persona.general)
+        assert spec.target.id == spec.persona.target.item
+    assert len({s.persona.user_id for s in specs[:14]}) == 14  # every user plays before any repeats
+    again = make_game_specs(reviews, catalog, n=30, seed=3)
+    assert [(s.id, s.seed, s.persona) for s in specs] == [(s.id, s.seed, s.persona) for s in again]
+    other = make_game_specs(reviews, catalog, n=30, seed=4)
+    assert [s.persona for s in other] != [s.persona for s in specs]
+    # a longer run starts with the same games: ids and seeds are stable per index
+    assert [(s.id, s.persona) for s in make_game_specs(reviews, catalog, n=5, seed=3)] == [
+        (s.id, s.persona) for s in specs[:5]
+    ]
+
+
+def test_threshold_is_configurable_and_checked(catalog, reviews):
+    strict = make_game_specs(reviews, catalog, n=20, seed=0, min_rating=10)
+    assert all(s.persona.target.rating == 10 for s in strict)
+    with pytest.raises(SynthError, match="no user has a review rated >= 11"):
+        make_game_specs(reviews, catalog, n=1, seed=0, min_rating=11)
+
+
+def test_opinion_lookup(reviews):
+    index = ReviewIndex(reviews)
+    review = reviews[0]
+    assert index.opinion(review.user, review.item) == review
+    assert index.opinion(review.user, "no-such-item") is None
+
+
+def test_bm25_puts_the_most_similar_item_first():
+    catalog = {
+        "a": Item(id="a", title="Space Saga", genres=["Sci-Fi"], description="starships battle across the galaxy"),
+        "b": Item(id="b", title="Love in Paris", genres=["Romance"], description="two strangers fall in love in paris"),
+        "c": Item(id="c", title="Haunted Manor", genres=["Horror"], description="a ghost terrorises a family manor"),
+    }
+    retriever = BM25Retriever(catalog)
+    assert [s.item_id for s in retriever.search("a romance where strangers fall in love", set(catalog), 3)][0] == "b"
+    top = retriever.search("ghost story in a haunted house", set(catalog), 2)
+    assert top[0].item_id == "c" and top[0].score > top[1].score
+    # the pool is per dialogue: items outside it never come back
+    assert {s.item_id for s in retriever.search("ghost", {"a", "b"}, 3)} == {"a", "b"}
+    assert retriever.search("ghost", set(), 3) == []
+
+
+def test_bm25_on_the_demo_catalog(catalog):
+    retriever = BM25Retriever(catalog)
+    by_title = {item.title: item.id for item in catalog.values()}
+    hits = retriever.search("hacker simulation kung-fu rebels philosophy", set(catalog), 3)
+    assert hits[0].item_id == by_title["The Matrix"]
+    assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score

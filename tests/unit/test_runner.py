@@ -1,0 +1,61 @@
+import asyncio
+import json
+
+import pytest
+
+from synth.config import GenerateConfig
+from synth.errors import SynthError
+from synth.llm.scripted import ScriptedBackend
+from synth.personas import make_game_specs
+from synth.records import DialogueRecord
+from synth.runner import generate
+from tests.conftest import rule_following_script
+
+
+def run(config, out, script=rule_following_script, **kwargs):
+    return asyncio.run(generate(config, out, backend=ScriptedBackend(script), **kwargs))
+
+
+def read_records(out):
+    return [DialogueRecord.model_validate_json(line) for line in (out / "dialogues.jsonl").read_text().splitlines()]
+
+
+def test_writes_records_and_manifest(tmp_path):
+    config = GenerateConfig(n=5, seed=1, concurrency=3, progress=False)
+    manifest = run(config, tmp_path)
+    records = read_records(tmp_path)
+    assert sorted(r.id for r in records) == [f"pearl-1-{i:06d}" for i in range(5)]
+    on_disk = json.loads((tmp_path / "manifest.json").read_text())
+    assert on_disk == manifest
+    assert manifest["status"] == "finished" and manifest["counts"]["written"] == 5
+    assert manifest["counts"]["accepted_target"] == 5 and manifest["counts"]["failed"] == 0
+    assert manifest["tokens"]["prompt"] == sum(r.generation.prompt_tokens for r in records)
+    assert manifest["fingerprint"] == config.fingerprint()
+    assert set(manifest["prompt_hashes"]) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn"}
+    assert manifest["packages"]["synth-crs"]
+
+
+def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
+    spec = make_game_specs(reviews, catalog, n=1, seed=2)[0]
+    marker = spec.persona.general[0].text
+
+    def fails_for_first_persona(messages, schema):
+        if marker in messages[0]["content"]:
+            raise ConnectionError("server went away")
+        return rule_following_script(messages, schema)
+
+    manifest = run(GenerateConfig(n=4, seed=2, progress=False), tmp_path, fails_for_first_persona)
+    records = {r.id: r for r in read_records(tmp_path)}
+    assert len(records) == 4 and manifest["counts"]["failed"] == 1
+    failed = records[spec.id]
+    assert failed.outcome.ended_by == "error" and failed.errors == ["ConnectionError: server went away"]
+    assert all(r.outcome.accepted_target for i, r in records.items() if i != spec.id)
+
+
+def test_refuses_to_mix_with_an_earlier_run(tmp_path):
+    config = GenerateConfig(n=1, progress=False)
+    run(config, tmp_path)
+    with pytest.raises(SynthError, match="already holds dialogues"):
+        run(config, tmp_path)
+    run(config, tmp_path, overwrite=True)
+    assert len(read_records(tmp_path)) == 1
