@@ -14,6 +14,7 @@ from typing import Any
 
 from synth.config import GenerateConfig
 from synth.llm.base import ModelInfo
+from synth.llm.openai_compat import redact_url
 
 TRACKED_PACKAGES = ("synth-crs", "llama-cpp-python", "openai", "rank-bm25", "pydantic", "jinja2", "huggingface_hub")
 
@@ -44,9 +45,12 @@ def build_manifest(
     status: str,
 ) -> dict[str, Any]:
     """A JSON-ready manifest; holds no API key (the config has none, URLs are redacted)."""
+    settings = config.model_dump(mode="json")
+    if settings.get("base_url"):
+        settings["base_url"] = redact_url(settings["base_url"])
     return {
         "status": status,
-        "config": config.model_dump(mode="json"),
+        "config": settings,
         "fingerprint": config.fingerprint(),
         "model": asdict(model),
         "prompt_hashes": prompt_hashes,

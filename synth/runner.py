@@ -71,6 +71,13 @@ class _Tally:
         self.tokens["completion"] += record.generation.completion_tokens
 
 
+def _rates(dialogues: int, tokens: int, elapsed: float) -> str:
+    """Throughput for the progress bar: dialogues/s, or s/dialogue when slower than one a second."""
+    per_second = dialogues / elapsed
+    pace = f"{per_second:.1f} dlg/s" if per_second >= 1 else f"{elapsed / dialogues:.0f} s/dlg"
+    return f"{pace} {tokens / elapsed:.0f} tok/s"
+
+
 def _progress(enabled: bool) -> Progress:
     return Progress(
         TextColumn("[bold]dialogues"),
@@ -157,9 +164,4 @@ async def _play_all(
             tally.add(record)
             elapsed = max(time.perf_counter() - clock, 1e-9)
             tokens = tally.tokens["prompt"] + tally.tokens["completion"]
-            progress.update(
-                task,
-                advance=1,
-                rates=f"{tally.counts['written'] / elapsed:.2f} dlg/s {tokens / elapsed:.0f} tok/s",
-                failed=tally.counts["failed"],
-            )
+            progress.update(task, advance=1, rates=_rates(tally.counts["written"], tokens, elapsed), failed=tally.counts["failed"])

@@ -59,3 +59,11 @@ def test_refuses_to_mix_with_an_earlier_run(tmp_path):
         run(config, tmp_path)
     run(config, tmp_path, overwrite=True)
     assert len(read_records(tmp_path)) == 1
+
+
+def test_manifest_never_holds_credentials(tmp_path):
+    config = GenerateConfig(n=1, progress=False, base_url="https://user:hunter2@api.example/v1?api_key=sk-abc")
+    run(config, tmp_path)
+    text = (tmp_path / "manifest.json").read_text()
+    assert "hunter2" not in text and "sk-abc" not in text
+    assert json.loads(text)["config"]["base_url"] == "https://api.example/v1"
