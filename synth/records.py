@@ -15,6 +15,8 @@ class Item(BaseModel):
     year: int | None = None
     genres: list[str] = Field(default_factory=list)
     description: str = ""
+    imdb_id: str | None = None  # "tt0114709"
+    tmdb_id: str | None = None
 
     @property
     def display(self) -> str:
@@ -23,12 +25,13 @@ class Item(BaseModel):
 
 
 class Review(BaseModel):
-    """One user's review of one item; rating on a 1-10 scale."""
+    """One user's review of one item: the rating as the source gave it, and `score` on 0-1."""
 
     user: str
     item: str
     rating: float
     text: str
+    score: float | None = None  # (rating - scale low) / (scale high - scale low)
 
 
 class Persona(BaseModel):
