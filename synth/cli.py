@@ -43,18 +43,26 @@ def generate(
     base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint [env: OPENAI_BASE_URL]."),
     structured: Optional[str] = typer.Option(None, help="auto, json_schema, json_object or none (openai backend)."),
     concurrency: Optional[int] = typer.Option(None, help="Dialogues in flight at once [default: 1]."),
-    catalog: Optional[Path] = typer.Option(None, help="Item catalog (.jsonl/.csv) [default: bundled demo]."),
-    reviews: Optional[Path] = typer.Option(None, help="Reviews (.jsonl/.csv: user,item,rating,text) [default: demo]."),
+    mode: Optional[str] = typer.Option(None, help="pearl (default) or gorecdial."),
+    source: Optional[str] = typer.Option(
+        None, help="demo, movielens+rt or movielens [default: demo for pearl, movielens for gorecdial]."
+    ),
+    catalog: Optional[Path] = typer.Option(None, help="Your item catalog (.jsonl/.csv: id,title,year,genres,description)."),
+    reviews: Optional[Path] = typer.Option(None, help="Your reviews (.csv/.jsonl/.parquet: user,item,rating,text)."),
+    rating_scale: Optional[str] = typer.Option(None, help="Scale of the ratings in --reviews, LOW-HIGH [default: 1-10]."),
+    movielens: Optional[Path] = typer.Option(None, help="MovieLens zip or folder [default: shared ml-latest-small]."),
+    rt_critics: Optional[Path] = typer.Option(None, help="Rotten Tomatoes critics.csv(.gz) [default: shared copy]."),
+    skip_bad_lines: Optional[bool] = typer.Option(None, "--skip-bad-lines", help="Count bad input lines as warnings."),
     prompts_dir: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates to use instead."),
     temperature: Optional[float] = typer.Option(None, help="Sampling temperature [default: 0]."),
     max_tokens: Optional[int] = typer.Option(None, help="Token cap per reply [default: 160]."),
-    max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed exchange [default: 12]."),
-    target_min_rating: Optional[float] = typer.Option(None, help="Lowest rating (1-10) of a target [default: 8]."),
+    max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),
+    target_min_score: Optional[float] = typer.Option(None, help="Lowest 0-1 score of a target [default: 0.75]."),
     config: Optional[Path] = typer.Option(None, "--config", help="YAML file of generation settings."),
     overwrite: bool = typer.Option(False, help="Replace dialogues already in --out."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
-    """Generate PEARL-style seeker/recommender dialogues with an LLM."""
+    """Generate seeker/recommender dialogues with an LLM (PEARL-style or GoRecDial games)."""
     from synth.runner import generate as run_generate
 
     overrides = {
@@ -65,13 +73,19 @@ def generate(
         "base_url": base_url,
         "structured": structured,
         "concurrency": concurrency,
+        "mode": mode,
+        "source": source,
         "catalog": catalog,
         "reviews": reviews,
+        "rating_scale": rating_scale,
+        "movielens": movielens,
+        "rt_critics": rt_critics,
+        "skip_bad_lines": skip_bad_lines,
         "prompts_dir": prompts_dir,
         "temperature": temperature,
         "max_tokens": max_tokens,
         "max_utterances": max_utterances,
-        "target_min_rating": target_min_rating,
+        "target_min_score": target_min_score,
         "progress": progress,
     }
     try:

@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synth.errors import SynthError
+from synth.movie_sets import SetRules
 
 BackendName = Literal["llamacpp", "openai"]
 
@@ -25,20 +26,31 @@ class GenerateConfig(BaseModel):
 
     n: int = Field(3, ge=1, description="number of dialogues")
     seed: int = 0
-    mode: Literal["pearl"] = "pearl"
-    # data (None = the bundled demo)
+    mode: Literal["pearl", "gorecdial"] = "pearl"
+    # data: the bundled demo, MovieLens + Rotten Tomatoes critics, MovieLens alone, or your own files
+    source: Literal["demo", "movielens+rt", "movielens"] | None = None  # None: demo (pearl), movielens (gorecdial)
     catalog: Path | None = None
     reviews: Path | None = None
+    rating_scale: str | None = Field(None, description="LOW-HIGH of the ratings in --reviews, e.g. 1-10")
+    movielens: Path | None = None  # default: $SYNTH_SHARED_DATA/movielens-latest-small/ml-latest-small.zip
+    rt_critics: Path | None = None  # default: $SYNTH_SHARED_DATA/reviews-rt-critics-cs109/critics.csv.gz
+    skip_bad_lines: bool = False
     prompts_dir: Path | None = None
     # personas
-    target_min_rating: float = Field(8.0, description="a target is an item the user rated at least this (1-10)")
+    target_min_score: float = Field(
+        0.75, ge=0, le=1, description="a target is an item the user rated at least this, on a 0-1 scale (8/10 = 0.78)"
+    )
     general_reviews: int = Field(3, ge=1)
     # game
-    max_utterances: int = Field(12, ge=2, description="turn cap after the seed exchange")
+    max_utterances: int | None = Field(None, ge=2, description="turn cap after the seed exchange (12 pearl, 20 gorecdial)")
     ask_turns: int = Field(1, ge=0, description="recommender turns that ask before the first recommendation")
     k_schedule: list[int] = Field(default_factory=lambda: [3, 3, 3, 2, 1, 1])
     force_target_from: int = Field(3, ge=1, description="recommendation turn from which the target is a candidate")
     max_format_retries: int = Field(3, ge=0)
+    # gorecdial
+    set_rules: SetRules = Field(default_factory=SetRules)
+    embedding_dim: int = Field(32, ge=2)
+    min_item_ratings: int = Field(20, ge=1, description="items rated fewer times are left out of the embeddings")
     # backend
     backend: BackendName = "llamacpp"
     model: str | None = None
@@ -61,6 +73,17 @@ class GenerateConfig(BaseModel):
         if not value or any(k < 1 for k in value):
             raise ValueError("k_schedule needs at least one value, all >= 1")
         return value
+
+    @property
+    def data_source(self) -> str:
+        """The source in effect: own files when --catalog/--reviews are given, else by mode."""
+        if self.catalog or self.reviews:
+            return "files"
+        return self.source or ("movielens" if self.mode == "gorecdial" else "demo")
+
+    @property
+    def turn_cap(self) -> int:
+        return self.max_utterances or (20 if self.mode == "gorecdial" else 12)
 
     def fingerprint(self) -> str:
         """sha256 over the semantic fields: equal fingerprints mean the same dialogues."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from synth.personas import GameSpec, ReviewIndex
-from synth.records import DialogueRecord, Generation, Item, Outcome, ScoredItem, Turn
+from synth.records import DialogueRecord, Item, Outcome, ScoredItem, Turn
 from synth.retrievers.base import Retriever
 from synth.simulators import Line, Recommender, Sampling, Seeker, Usage
 
@@ -15,7 +15,12 @@ SEED_EXCHANGE = (
     ("recommender", "Hi there! I'd be glad to help you find a movie for tonight."),
     ("seeker", "Hi! I'm looking for something to watch, but I'm not sure what yet."),
 )
-_SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
+SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
+
+
+def transcript(turns: list[Turn], names: dict[str, str] = SPEAKER) -> list[Line]:
+    """The dialogue so far as the prompts show it."""
+    return [Line(names[t.role], t.text) for t in turns]
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,6 @@ class _State:
     recommendations: int = 0
     recommender_turns: int = 0
     last_recommended: Item | None = None
-
-    def transcript(self) -> list[Line]:
-        return [Line(_SPEAKER[t.role], t.text) for t in self.turns]
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, seed exchange left out."""
@@ -109,18 +111,7 @@ class PearlGame:
             target_item=spec.target,
             turns=state.turns,
             outcome=outcome,
-            generation=Generation(
-                backend=self.seeker.backend.name,
-                model=self.seeker.backend.model_info.name,
-                prompt_hashes=self.seeker.prompts.hashes,
-                sampling=self.sampling.as_dict(),
-                seed=spec.seed,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                llm_calls=usage.calls,
-                latency_s=round(usage.latency_s, 3),
-                format_retries=usage.format_retries,
-            ),
+            generation=usage.generation(self.seeker.backend, self.seeker.prompts, self.sampling, spec.seed),
             errors=errors,
         )
 
@@ -131,7 +122,7 @@ class PearlGame:
         recommended = state.last_recommended
         opinion = self.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
         reply = await self.seeker.reply(
-            system, state.transcript(), target=spec.target, recommended=recommended, opinion=opinion, seed=seed, usage=usage
+            system, transcript(state.turns), target=spec.target, recommended=recommended, opinion=opinion, seed=seed, usage=usage
         )
         state.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept))
         state.last_recommended = None
@@ -159,7 +150,7 @@ class PearlGame:
                 self.retriever, state.query(), pool, spec.target.id, state.recommendations, self.rules
             )
         items = [self.catalog[c.item_id] for c in candidates] if candidates else None
-        reply = await self.recommender.reply(system, state.transcript(), candidates=items, seed=seed, usage=usage)
+        reply = await self.recommender.reply(system, transcript(state.turns), candidates=items, seed=seed, usage=usage)
         state.recommender_turns += 1
         state.turns.append(
             Turn(

@@ -46,19 +46,42 @@ def spec_seed(run_seed: int, index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def eligible_users(index: ReviewIndex, min_rating: float) -> list[str]:
-    """Users with at least one review rated >= min_rating and at least one other review."""
-    return [
-        user
-        for user in index.users()
-        if len(index.of_user(user)) >= 2 and any(r.rating >= min_rating for r in index.of_user(user).values())
-    ]
+@dataclass
+class PersonaReport:
+    """How many users can play: the rest are skipped and counted by reason."""
+
+    users: int = 0
+    eligible: int = 0
+    too_few_reviews: int = 0
+    no_target: int = 0
 
 
-def make_persona(user: str, index: ReviewIndex, rng: random.Random, *, min_rating: float, n_general: int) -> Persona:
-    """Target = a random item the user rated >= min_rating; general taste = n random other reviews."""
+def _score(review: Review) -> float:
+    if review.score is None:
+        raise SynthError(f"review of {review.item} by {review.user} has no 0-1 score (unknown rating scale)")
+    return review.score
+
+
+def eligible_users(index: ReviewIndex, min_score: float, n_general: int) -> tuple[list[str], PersonaReport]:
+    """Users with a review scored >= min_score and n_general other reviews."""
+    report = PersonaReport(users=len(index.users()))
+    eligible = []
+    for user in index.users():
+        reviews = index.of_user(user).values()
+        if len(reviews) < n_general + 1:
+            report.too_few_reviews += 1
+        elif not any(_score(r) >= min_score for r in reviews):
+            report.no_target += 1
+        else:
+            eligible.append(user)
+    report.eligible = len(eligible)
+    return eligible, report
+
+
+def make_persona(user: str, index: ReviewIndex, rng: random.Random, *, min_score: float, n_general: int) -> Persona:
+    """Target = a random item the user scored >= min_score; general taste = n random other reviews."""
     reviews = index.of_user(user)
-    targets = sorted((r for r in reviews.values() if r.rating >= min_rating), key=lambda r: r.item)
+    targets = sorted((r for r in reviews.values() if _score(r) >= min_score), key=lambda r: r.item)
     target = rng.choice(targets)
     others = sorted((r for r in reviews.values() if r.item != target.item), key=lambda r: r.item)
     general = rng.sample(others, min(n_general, len(others)))
@@ -71,23 +94,23 @@ def make_game_specs(
     *,
     n: int,
     seed: int,
-    min_rating: float = 8.0,
+    min_score: float = 0.75,
     n_general: int = 3,
-) -> list[GameSpec]:
+) -> tuple[list[GameSpec], PersonaReport]:
     """n game specs; users are cycled in a seeded order so every eligible user plays before any repeats."""
     index = ReviewIndex(reviews)
-    users = eligible_users(index, min_rating)
+    users, report = eligible_users(index, min_score, n_general)
     if not users:
         raise SynthError(
-            f"no user has a review rated >= {min_rating:g} and another review: nothing can be a target "
-            "(lower --target-min-rating or add reviews)"
+            f"no user has a review scored >= {min_score:g} and {n_general} other reviews: nothing can be a "
+            f"target ({report.too_few_reviews} users have too few reviews; lower --target-min-score or add reviews)"
         )
     random.Random(seed).shuffle(users)
     specs = []
     for i in range(n):
         game_seed = spec_seed(seed, i)
         persona = make_persona(
-            users[i % len(users)], index, random.Random(game_seed), min_rating=min_rating, n_general=n_general
+            users[i % len(users)], index, random.Random(game_seed), min_score=min_score, n_general=n_general
         )
         specs.append(GameSpec(f"pearl-{seed}-{i:06d}", game_seed, persona, catalog[persona.target.item]))
-    return specs
+    return specs, report

@@ -12,26 +12,29 @@ import jinja2
 
 from synth.errors import SynthError
 
-TEMPLATE_NAMES = ("seeker_system", "seeker_turn", "recommender_system", "recommender_turn")
+TEMPLATES = {
+    "pearl": ("seeker_system", "seeker_turn", "recommender_system", "recommender_turn"),
+    "gorecdial": ("gorecdial_seeker_system", "gorecdial_seeker_turn", "gorecdial_expert_system", "gorecdial_expert_turn"),
+}
 
 
 @dataclass(frozen=True)
 class PromptSet:
-    """The four simulator templates and the sha256 of each file's text."""
+    """A mode's simulator templates and the sha256 of each file's text."""
 
     templates: dict[str, jinja2.Template]
     hashes: dict[str, str]
     source: str
 
     @classmethod
-    def load(cls, folder: Path | None = None) -> PromptSet:
-        """Templates from `folder`, or the ones shipped with synth."""
+    def load(cls, folder: Path | None = None, mode: str = "pearl") -> PromptSet:
+        """The templates of one game mode, from `folder` or the ones shipped with synth."""
         base = folder if folder is not None else Path(str(resources.files("synth.prompts")))
         env = jinja2.Environment(
             undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
         )
         templates, hashes = {}, {}
-        for name in TEMPLATE_NAMES:
+        for name in TEMPLATES[mode]:
             path = base / f"{name}.j2"
             try:
                 text = path.read_text(encoding="utf-8")

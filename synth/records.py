@@ -54,6 +54,8 @@ class Turn(BaseModel):
     recommended_item: str | None = None
     candidates: list[ScoredItem] | None = None
     accepted: bool | None = None
+    decision: Literal["speak", "recommend"] | None = None  # GoRecDial expert turns
+    correct: bool | None = None  # GoRecDial: was the recommended item the correct one
 
 
 class Outcome(BaseModel):
@@ -63,6 +65,19 @@ class Outcome(BaseModel):
     turns_to_goal: int | None = None
     ended_by: Literal["accepted", "wrong_acceptance", "target_rejected", "turn_cap", "error"]
     recommendations: int = 0
+    score: float | None = None  # GoRecDial: points of the accepted item, discounted per recommendation
+
+
+class GoRecDialGame(BaseModel):
+    """Everything a model needs to learn from a GoRecDial game later."""
+
+    seeker_items: list[Item]
+    candidates: list[Item]
+    correct_index: int
+    similarities: list[float]
+    points: list[float]
+    coherence: float
+    margin: float
 
 
 class Generation(BaseModel):
@@ -82,8 +97,9 @@ class DialogueRecord(BaseModel):
     id: str
     mode: Literal["pearl", "gorecdial"] = "pearl"
     user_id: str
-    persona: Persona
-    target_item: Item
+    persona: Persona | None = None  # pearl
+    target_item: Item  # pearl: the persona's target; gorecdial: the correct candidate
+    gorecdial: GoRecDialGame | None = None
     turns: list[Turn]
     outcome: Outcome
     generation: Generation

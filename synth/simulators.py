@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from synth.llm.base import ChatBackend, Completion
 from synth.prompting import PromptSet
-from synth.records import Item, Persona, Review
+from synth.records import Generation, Item, Persona, Review
 from synth.replies import (
     END_MARKER,
     RecommenderReply,
@@ -41,6 +41,21 @@ class Usage:
         self.calls += 1
         self.latency_s += completion.latency_s
 
+    def generation(self, backend: ChatBackend, prompts: PromptSet, sampling: Sampling, seed: int) -> Generation:
+        """The record's `generation` block for a dialogue that used this much."""
+        return Generation(
+            backend=backend.name,
+            model=backend.model_info.name,
+            prompt_hashes=prompts.hashes,
+            sampling=sampling.as_dict(),
+            seed=seed,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            llm_calls=self.calls,
+            latency_s=round(self.latency_s, 3),
+            format_retries=self.format_retries,
+        )
+
 
 @dataclass(frozen=True)
 class Sampling:
@@ -60,7 +75,7 @@ class Line:
     text: str
 
 
-class _Simulator:
+class Simulator:
     role = ""
 
     def __init__(self, backend: ChatBackend, prompts: PromptSet, sampling: Sampling):
@@ -98,18 +113,26 @@ class _Simulator:
         raise ReplyFormatError(f"{self.role}: no valid reply in {len(problems)} attempts; last: {problems[-1]}")
 
 
-def _rating(value: float) -> str:
-    return f"{value:g}"
+def verdict(review: Review) -> str:
+    """The review's 0-1 score in words, so prompts read the same whatever the source's rating scale."""
+    score = review.score if review.score is not None else 0.5
+    if score >= 0.75:
+        return "loved it"
+    if score >= 0.55:
+        return "liked it"
+    if score >= 0.4:
+        return "found it so-so"
+    return "disliked it"
 
 
-class Seeker(_Simulator):
+class Seeker(Simulator):
     """Plays the user behind a persona: states its taste, rejects non-targets, accepts the target."""
 
     role = "seeker"
 
     def system_prompt(self, persona: Persona, catalog: dict[str, Item]) -> str:
         general = [
-            {"display": catalog[r.item].display, "rating": _rating(r.rating), "text": r.text} for r in persona.general
+            {"display": catalog[r.item].display, "verdict": verdict(r), "text": r.text} for r in persona.general
         ]
         return self.prompts.render(
             "seeker_system",
@@ -136,7 +159,7 @@ class Seeker(_Simulator):
             transcript=transcript,
             recommended=recommended,
             recommended_is_target=recommended is not None and recommended.id == target.id,
-            opinion=None if opinion is None else {"rating": _rating(opinion.rating), "text": opinion.text},
+            opinion=None if opinion is None else {"verdict": verdict(opinion), "text": opinion.text},
             end_marker=END_MARKER,
         )
         return await self._ask(
@@ -144,7 +167,7 @@ class Seeker(_Simulator):
         )
 
 
-class Recommender(_Simulator):
+class Recommender(Simulator):
     """Asks about preferences, then recommends exactly one retrieved candidate with a private rationale."""
 
     role = "recommender"

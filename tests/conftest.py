@@ -7,19 +7,23 @@ from typing import Any
 
 import pytest
 
-from synth.data.demo import demo_path
-from synth.data.tables import load_catalog, load_reviews
+from synth.data.sources import SourceData, load_demo
 from synth.records import Item, Review
 
 
 @pytest.fixture(scope="session")
-def catalog() -> dict[str, Item]:
-    return load_catalog(demo_path("catalog.jsonl"))
+def demo() -> SourceData:
+    return load_demo()
 
 
 @pytest.fixture(scope="session")
-def reviews(catalog: dict[str, Item]) -> list[Review]:
-    return load_reviews(demo_path("reviews.jsonl"), catalog)
+def catalog(demo: SourceData) -> dict[str, Item]:
+    return demo.catalog
+
+
+@pytest.fixture(scope="session")
+def reviews(demo: SourceData) -> list[Review]:
+    return demo.reviews
 
 
 def rule_following_script(messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:

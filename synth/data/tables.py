@@ -1,4 +1,4 @@
-"""Read catalog and review tables (JSON Lines or CSV) into typed rows, with located errors."""
+"""Read item catalogs (JSON Lines or CSV) into typed rows, with located errors."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from synth.errors import InputError
-from synth.records import Item, Review
+from synth.records import Item
 
 Row = TypeVar("Row", bound=BaseModel)
 
@@ -69,15 +69,3 @@ def load_catalog(path: Path) -> dict[str, Item]:
             raise InputError(path, f"duplicate item id '{item.id}'", line=number, field="id")
         items[item.id] = item
     return items
-
-
-def load_reviews(path: Path, catalog: dict[str, Item]) -> list[Review]:
-    """Reviews whose items all exist in `catalog`, ratings on a 1-10 scale."""
-    reviews = []
-    for number, review in read_table(path, Review):
-        if review.item not in catalog:
-            raise InputError(path, f"unknown item id '{review.item}' (not in the catalog)", line=number, field="item")
-        if not 1 <= review.rating <= 10:
-            raise InputError(path, f"rating {review.rating} is outside 1-10", line=number, field="rating")
-        reviews.append(review)
-    return reviews

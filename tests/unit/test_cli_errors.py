@@ -2,6 +2,7 @@
 
 import pytest
 
+from synth.data.demo import demo_path
 from tests.helpers import run_synth
 
 
@@ -28,21 +29,41 @@ def test_unreachable_base_url(tmp_path):
     assert "sk-never-printed" not in result.stderr + result.stdout
 
 
+GOOD = '{"user": "u1", "item": "m001", "rating": 9, "text": "fine"}\n'
+
+
 @pytest.mark.parametrize(
     "content, needles",
     [
-        ("", ["reviews.jsonl", "no rows"]),
-        ('{"user": "u1", "item": "m001", "rating": 9, "text": "fine"}\n{"user": "u1", "item"\n', ["line 2", "JSON"]),
-        ('{"user": "u1", "item": "m001", "text": "no rating"}\n', ["line 1", "field 'rating'", "missing"]),
+        ("", ["reviews.jsonl", "columns found: none"]),
+        (GOOD + '{"user": "u1", "item"\n', ["reviews.jsonl, line 2", "JSON"]),
+        (GOOD + '{"user": "u1", "item": "m002", "rating": "great", "text": "x"}\n', ["line 2", "field 'rating'"]),
+        ('{"user": "u1", "item": "m001", "text": "no rating"}\n', ["field 'rating'", "missing"]),
+        (GOOD + '{"user": "u1", "item": "zzz", "rating": 9, "text": "x"}\n', ["field 'item'", "'zzz'"]),
     ],
-    ids=["empty", "malformed", "missing-field"],
+    ids=["empty", "malformed", "bad-value", "missing-column", "unknown-item"],
 )
 def test_bad_review_file(tmp_path, content, needles):
     reviews = tmp_path / "reviews.jsonl"
     reviews.write_text(content)
-    result = run_synth("generate", "--n", "1", "--out", str(tmp_path / "out"), "--reviews", str(reviews))
+    catalog = str(demo_path("catalog.jsonl"))
+    result = run_synth("generate", "--n", "1", "--out", str(tmp_path / "out"), "--catalog", catalog, "--reviews", str(reviews))
     assert_clean_error(result, *needles)
-    assert not (tmp_path / "out" / "dialogues.jsonl").exists()
+    assert not (tmp_path / "out").exists()
+
+
+def test_skip_bad_lines_counts_instead_of_failing(tmp_path):
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_text(GOOD + '{"user": "u1", "item"\n')
+    result = run_synth(
+        "generate", "--n", "1", "--out", str(tmp_path / "out"), "--catalog", str(demo_path("catalog.jsonl")),
+        "--reviews", str(reviews), "--skip-bad-lines",
+    )
+    # the bad line becomes a warning naming it; the one good review cannot make a persona: a clean error
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    warning, error = [line for line in result.stderr.splitlines() if line.strip()]
+    assert warning.startswith("WARNING") and "skipped" in warning and "reviews.jsonl, line 2" in warning
+    assert error.startswith("error: no user has a review scored")
 
 
 def test_bad_option_value(tmp_path):

@@ -1,9 +1,7 @@
-import json
-
 import pytest
 
 from synth.config import load_config
-from synth.data.tables import load_catalog, load_reviews
+from synth.data.tables import load_catalog
 from synth.errors import InputError, SynthError
 
 
@@ -20,28 +18,6 @@ def test_demo_data_meets_its_promises(catalog, reviews):
         per_user.setdefault(review.user, []).append(review)
     assert len(per_user) >= 12 and all(len(rs) >= 5 for rs in per_user.values())
     assert all(1 <= r.rating <= 10 and r.text for r in reviews)
-
-
-def test_review_errors_name_file_line_and_field(tmp_path, catalog):
-    empty = write(tmp_path / "empty.jsonl", "\n")
-    with pytest.raises(InputError, match=r"empty.jsonl: the file holds no rows"):
-        load_reviews(empty, catalog)
-    broken = write(tmp_path / "broken.jsonl", '{"user": "u", "item": "m001", "rating": 9, "text": "ok"}\n{"user": \n')
-    with pytest.raises(InputError, match=r"broken.jsonl, line 2: not valid JSON"):
-        load_reviews(broken, catalog)
-    missing = write(tmp_path / "missing.jsonl", '{"user": "u", "item": "m001", "text": "ok"}\n')
-    with pytest.raises(InputError, match=r"missing.jsonl, line 1, field 'rating': missing"):
-        load_reviews(missing, catalog)
-    unknown = write(tmp_path / "unknown.csv", "user,item,rating,text\nu,m001,9,fine\nu,zzz,9,fine\n")
-    with pytest.raises(InputError, match=r"unknown.csv, line 3, field 'item': unknown item id 'zzz'"):
-        load_reviews(unknown, catalog)
-    scale = write(tmp_path / "scale.jsonl", json.dumps({"user": "u", "item": "m001", "rating": 42, "text": "x"}))
-    with pytest.raises(InputError, match=r"line 1, field 'rating': rating 42.0 is outside 1-10"):
-        load_reviews(scale, catalog)
-    with pytest.raises(InputError, match=r"unknown format '.txt'"):
-        load_reviews(write(tmp_path / "r.txt", "x"), catalog)
-    with pytest.raises(InputError, match="cannot open"):
-        load_reviews(tmp_path / "absent.jsonl", catalog)
 
 
 def test_catalog_csv_and_duplicates(tmp_path):

@@ -29,7 +29,7 @@ def play(game, spec):
 
 @pytest.fixture
 def specs(catalog, reviews):
-    return make_game_specs(reviews, catalog, n=6, seed=7)
+    return make_game_specs(reviews, catalog, n=6, seed=7)[0]
 
 
 def recommended(record):

@@ -36,7 +36,7 @@ def test_writes_records_and_manifest(tmp_path):
 
 
 def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
-    spec = make_game_specs(reviews, catalog, n=1, seed=2)[0]
+    spec = make_game_specs(reviews, catalog, n=1, seed=2)[0][0]
     marker = spec.persona.general[0].text
 
     def fails_for_first_persona(messages, schema):

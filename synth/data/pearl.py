@@ -1,0 +1,69 @@
+"""PEARL (Kim et al., 2024): persona-grounded dialogues as a JSON list or as JSON Lines.
+
+Each object has `dialogue` (strings "Seeker: ..." / "Recommender: ..."), `user_persona`,
+`gt_movie_title` and `seen_movie_titles`; every other field is kept in Dialogue.meta as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from synth.data.bad_lines import BadLines
+from synth.data.dialogue_formats import collect, peek, read_json_document, read_json_lines, validate
+from synth.data.dialogues import Dialogue, DialogueTurn, Role
+from synth.errors import InputError
+
+_PREFIX = re.compile(r"\s*(seeker|recommender)\s*:\s*", re.IGNORECASE)
+_ROLES: dict[str, Role] = {"seeker": "seeker", "recommender": "recommender"}
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    dialogue: list[str]
+    user_persona: Any = None
+    gt_movie_title: str | None = None
+    seen_movie_titles: list[str] = []
+
+
+def load_pearl(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
+    """PEARL dialogues; `line` in errors is the 1-based dialogue index (JSON list) or the line (JSON Lines)."""
+    bad_lines = BadLines() if bad_lines is None else bad_lines
+    return collect(path, _records(path, bad_lines), lambda raw, line: _dialogue(raw, path, line), bad_lines)
+
+
+def _records(path: Path, bad_lines: BadLines) -> Iterable[tuple[int, Any]]:
+    if not peek(path).startswith("["):
+        return read_json_lines(path, bad_lines)
+    document = read_json_document(path)
+    if not isinstance(document, list):
+        raise InputError(path, "expected a JSON list of dialogues")
+    return enumerate(document, start=1)
+
+
+def _dialogue(raw: Any, path: Path, line: int) -> Dialogue:
+    record = validate(_Record, raw, path, line)
+    return Dialogue(
+        id=str(line),
+        source="pearl",
+        turns=[_turn(utterance, position, path, line) for position, utterance in enumerate(record.dialogue, start=1)],
+        meta={
+            "user_persona": record.user_persona,
+            "gt_movie_title": record.gt_movie_title,
+            "seen_movie_titles": record.seen_movie_titles,
+            **(record.model_extra or {}),
+        },
+    )
+
+
+def _turn(utterance: str, position: int, path: Path, line: int) -> DialogueTurn:
+    prefix = _PREFIX.match(utterance)
+    if prefix is None:
+        message = f"utterance {position} starts with neither 'Seeker:' nor 'Recommender:'"
+        raise InputError(path, message, line=line, field="dialogue")
+    return DialogueTurn(role=_ROLES[prefix.group(1).lower()], text=utterance[prefix.end() :].strip())

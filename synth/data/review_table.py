@@ -1,0 +1,218 @@
+"""A generic review table (.csv, .jsonl or .parquet: user, item, rating, text) with ratings put on 0-1."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import pandas as pd
+import pyarrow
+from pydantic import BaseModel
+
+from synth.data.bad_lines import BadLines
+from synth.errors import InputError, SynthError
+from synth.records import Review
+
+log = logging.getLogger(__name__)
+
+Scale = tuple[float, float]
+DEFAULT_SCALE: Scale = (1.0, 10.0)
+_Table = tuple[list[str], list[tuple[int, dict[str, Any]]]]  # column names, (line number, raw row)
+_SCALE_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")  # "1-10", "0.5-5"
+
+
+class ReviewColumns(BaseModel):
+    """The file's column names for each of our fields; `scale` names an optional per-row 'LOW-HIGH' column."""
+
+    user: str = "user"
+    item: str = "item"
+    rating: str = "rating"
+    text: str = "text"
+    scale: str | None = None
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A row that passed the per-line checks; `scale` is None when the file's scale applies."""
+
+    line: int
+    user: str
+    item: str
+    rating: float
+    text: str
+    scale: Scale | None
+
+
+def load_review_table(
+    path: Path,
+    *,
+    columns: ReviewColumns | None = None,
+    scale: Scale | None = None,
+    bad_lines: BadLines | None = None,
+) -> list[Review]:
+    """Reviews from `path`, each with `score` = (rating - low) / (high - low).
+
+    The scale is `scale`, else the row's `columns.scale` value, else 1-10 when every rating fits it
+    (logged); anything else is an InputError asking for --rating-scale. Bad lines go to `bad_lines`.
+    """
+    path = Path(path)
+    columns = columns or ReviewColumns()
+    bad_lines = bad_lines or BadLines()
+    if scale is not None:  # the given scale wins over a scale column
+        _check_scale(scale)
+        columns = columns.model_copy(update={"scale": None})
+    names, raw_rows = _read(path, bad_lines)
+    _require_columns(path, columns, names)
+    rows = [row for line, raw in raw_rows if (row := _parse(path, line, raw, columns, bad_lines))]
+    if scale is None and columns.scale is None:
+        scale = _default_scale(path, columns, rows)
+    reviews = [review for row in rows if (review := _review(path, row, row.scale or scale, columns, bad_lines))]
+    if not reviews:
+        raise InputError(path, f"no usable rows ({bad_lines.skipped} bad lines skipped)")
+    return reviews
+
+
+def parse_scale(text: str) -> Scale | None:
+    """'1-10' -> (1.0, 10.0); None when `text` is not LOW-HIGH with LOW < HIGH."""
+    match = _SCALE_TEXT.match(text)
+    if not match:
+        return None
+    low, high = float(match.group(1)), float(match.group(2))
+    return (low, high) if low < high else None
+
+
+def _check_scale(scale: Scale) -> None:
+    low, high = scale
+    if not low < high:
+        raise SynthError(f"rating scale {low:g}-{high:g}: the low end must be below the high end")
+
+
+def _read(path: Path, bad_lines: BadLines) -> _Table:
+    """The column names and the (line number, raw mapping) rows of a .csv, .jsonl or .parquet file."""
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl", ".ndjson", ".parquet"):
+        raise InputError(path, f"unknown format '{suffix}': use .csv, .jsonl or .parquet")
+    try:
+        if suffix == ".parquet":
+            return _read_parquet(path)
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            return _read_csv(handle) if suffix == ".csv" else _read_jsonl(path, handle, bad_lines)
+    except OSError as exc:
+        raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
+
+
+def _read_csv(handle: TextIO) -> _Table:
+    reader = csv.DictReader(handle)
+    rows = [(reader.line_num, row) for row in reader]
+    return list(reader.fieldnames or []), rows
+
+
+def _read_jsonl(path: Path, handle: TextIO, bad_lines: BadLines) -> _Table:
+    rows = list(_json_objects(path, handle, bad_lines))
+    names = list(dict.fromkeys(name for _, row in rows for name in row))  # every key seen, in order
+    return names, rows
+
+
+def _json_objects(path: Path, handle: TextIO, bad_lines: BadLines) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            bad_lines.report(InputError(path, f"not valid JSON ({exc.msg})", line=number))
+            continue
+        if isinstance(value, dict):
+            yield number, value
+        else:
+            bad_lines.report(InputError(path, "expected a JSON object", line=number))
+
+
+def _read_parquet(path: Path) -> _Table:
+    try:
+        table = pd.read_parquet(path)
+    except pyarrow.ArrowException as exc:
+        raise InputError(path, f"not a readable parquet file ({exc})") from None
+    names = [str(name) for name in table.columns]
+    return names, [(index + 1, row) for index, row in enumerate(table.to_dict("records"))]
+
+
+def _require_columns(path: Path, columns: ReviewColumns, names: list[str]) -> None:
+    for field, name in columns.model_dump(exclude_none=True).items():
+        if name not in names:
+            found = ", ".join(names) or "none"
+            raise InputError(path, f"missing column '{name}' for {field} (columns found: {found})", field=name)
+
+
+def _parse(path: Path, line: int, raw: dict[str, Any], columns: ReviewColumns, bad_lines: BadLines) -> _Row | None:
+    """The row's fields, or None after reporting the first problem to `bad_lines`."""
+    values = {field: _text(raw.get(getattr(columns, field))) for field in ("user", "item", "text")}
+    for field, value in values.items():
+        if not value:
+            bad_lines.report(InputError(path, f"empty {field}", line=line, field=getattr(columns, field)))
+            return None
+    rating = _number(raw.get(columns.rating))
+    if rating is None:
+        message = f"rating is not a number: {raw.get(columns.rating)!r}"
+        bad_lines.report(InputError(path, message, line=line, field=columns.rating))
+        return None
+    row_scale = None
+    if columns.scale is not None:
+        row_scale = parse_scale(_text(raw.get(columns.scale)))
+        if row_scale is None:
+            message = f"scale {raw.get(columns.scale)!r} is not LOW-HIGH (e.g. '1-10' or '0.5-5')"
+            bad_lines.report(InputError(path, message, line=line, field=columns.scale))
+            return None
+    return _Row(line, values["user"], values["item"], rating, values["text"], row_scale)
+
+
+def _text(value: Any) -> str:
+    """A cell as stripped text; None and NaN are empty; 12.0 (an id read as float) is '12'."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _default_scale(path: Path, columns: ReviewColumns, rows: list[_Row]) -> Scale:
+    """1-10 when every rating fits it (logged at INFO); otherwise the user must say."""
+    ratings = [row.rating for row in rows]
+    low, high = DEFAULT_SCALE
+    if ratings and not low <= min(ratings) <= max(ratings) <= high:
+        message = (
+            f"ratings run from {min(ratings):g} to {max(ratings):g}, outside the assumed 1-10 scale: "
+            "give the scale with --rating-scale LOW-HIGH (e.g. 0.5-5) or name a scale column"
+        )
+        raise InputError(path, message, field=columns.rating)
+    log.info("%s: no rating scale given; assuming 1-10 (every rating fits it)", path)
+    return DEFAULT_SCALE
+
+
+def _review(path: Path, row: _Row, scale: Scale, columns: ReviewColumns, bad_lines: BadLines) -> Review | None:
+    low, high = scale
+    if not low <= row.rating <= high:
+        message = f"rating {row.rating:g} is outside {low:g}-{high:g}"
+        bad_lines.report(InputError(path, message, line=row.line, field=columns.rating))
+        return None
+    score = (row.rating - low) / (high - low)
+    return Review(user=row.user, item=row.item, rating=row.rating, text=row.text, score=score)

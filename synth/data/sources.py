@@ -1,0 +1,94 @@
+"""Turn the configured source into what the games need: a catalog, reviews (pearl), ratings (gorecdial)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from synth.data.bad_lines import BadLines
+from synth.data.demo import demo_path
+from synth.data.movielens import MovieLens, load_movielens
+from synth.data.paths import shared_data_root
+from synth.data.review_table import load_review_table, parse_scale
+from synth.data.rt_critics import load_rt_critics
+from synth.data.tables import load_catalog
+from synth.errors import InputError, SynthError
+from synth.records import Item, Review
+
+MOVIELENS_DEFAULT = Path("movielens-latest-small/ml-latest-small.zip")
+RT_DEFAULT = Path("reviews-rt-critics-cs109/critics.csv.gz")
+TAGS_PER_MOVIE = 5
+
+
+@dataclass
+class SourceData:
+    catalog: dict[str, Item]
+    reviews: list[Review] = field(default_factory=list)
+    ratings: pd.DataFrame | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def movie_knowledge(movies: dict[str, Item], tags: pd.DataFrame, reviews: list[Review]) -> dict[str, Item]:
+    """Movies with a description built from their genres, most used tags and one critic quote."""
+    top_tags = (
+        tags.assign(tag=tags["tag"].astype(str).str.strip().str.lower())
+        .groupby(["item", "tag"]).size().reset_index(name="n")
+        .sort_values(["item", "n", "tag"], ascending=[True, False, True])
+        .groupby("item")["tag"].apply(lambda s: list(s)[:TAGS_PER_MOVIE]).to_dict()
+    )
+    quotes: dict[str, list[Review]] = defaultdict(list)
+    for review in reviews:
+        quotes[review.item].append(review)
+    described = {}
+    for item_id, item in movies.items():
+        parts = [", ".join(item.genres) + "." if item.genres else ""]
+        if top_tags.get(item_id):
+            parts.append("Tags: " + ", ".join(top_tags[item_id]) + ".")
+        if quotes.get(item_id):
+            best = max(quotes[item_id], key=lambda r: (r.rating, -len(r.text)))
+            parts.append(f'A critic: "{best.text}"')
+        described[item_id] = item.model_copy(update={"description": " ".join(p for p in parts if p)})
+    return described
+
+
+def _movielens(path: Path | None) -> MovieLens:
+    return load_movielens(path or shared_data_root() / MOVIELENS_DEFAULT)
+
+
+def load_movielens_rt(movielens_path: Path | None, rt_path: Path | None, bad_lines: BadLines) -> SourceData:
+    """Personas from Rotten Tomatoes critics; the catalog is the MovieLens movies they reviewed."""
+    movielens = _movielens(movielens_path)
+    rt = load_rt_critics(rt_path or shared_data_root() / RT_DEFAULT, movielens, bad_lines=bad_lines)
+    reviewed = {r.item for r in rt.reviews}
+    movies = movie_knowledge({i: movielens.movies[i] for i in sorted(reviewed)}, movielens.tags, rt.reviews)
+    return SourceData(movies, rt.reviews, movielens.ratings, {"rt_reviews": rt.counts.kept, "rt_critics": rt.counts.critics})
+
+
+def load_movielens_only(movielens_path: Path | None) -> SourceData:
+    """MovieLens movies (described by genres and tags) with their ratings, for GoRecDial sets."""
+    movielens = _movielens(movielens_path)
+    movies = movie_knowledge(movielens.movies, movielens.tags, [])
+    return SourceData(movies, [], movielens.ratings, {"movies": len(movies), "ratings": len(movielens.ratings)})
+
+
+def load_files(catalog_path: Path, reviews_path: Path, rating_scale: str | None, bad_lines: BadLines) -> SourceData:
+    """A user's own catalog and review table; every review must name a catalog item."""
+    catalog = load_catalog(catalog_path)
+    scale = None
+    if rating_scale is not None:
+        scale = parse_scale(rating_scale)
+        if scale is None:
+            raise SynthError(f"--rating-scale {rating_scale!r}: expected LOW-HIGH, e.g. 1-10 or 0.5-5")
+    reviews = load_review_table(reviews_path, scale=scale, bad_lines=bad_lines)
+    unknown = sorted({r.item for r in reviews} - set(catalog))
+    if unknown:
+        raise InputError(reviews_path, f"{len(unknown)} item ids are not in {catalog_path}, e.g. '{unknown[0]}'", field="item")
+    return SourceData(catalog, reviews)
+
+
+def load_demo() -> SourceData:
+    """The bundled demo catalog and reviews (ratings 1-10)."""
+    return load_files(demo_path("catalog.jsonl"), demo_path("reviews.jsonl"), "1-10", BadLines())

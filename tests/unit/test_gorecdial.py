@@ -1,0 +1,138 @@
+import asyncio
+import json
+
+import numpy as np
+import pytest
+
+from synth.config import GenerateConfig
+from synth.data.sources import load_movielens_only
+from synth.gorecdial import (
+    GoRecDialExpert, GoRecDialGamePlayer, GoRecDialRules, GoRecDialSeeker, GoRecDialSpec, game_score, parse_expert,
+)
+from synth.item_embeddings import corating_embeddings
+from synth.llm.scripted import ScriptedBackend
+from synth.movie_sets import SetRules, select_movie_sets
+from synth.prompting import PromptSet
+from synth.records import Item
+from synth.replies import ReplyFormatError
+from synth.runner import generate
+from synth.simulators import Sampling
+from tests.helpers import read_records
+
+
+@pytest.fixture(scope="module")
+def movielens():
+    return load_movielens_only(None)
+
+
+@pytest.fixture(scope="module")
+def embeddings(movielens):
+    return corating_embeddings(movielens.ratings, dim=32, min_ratings=20, seed=0)
+
+
+def test_coratings_put_the_most_similar_movie_first(movielens, embeddings):
+    title = {i: movielens.catalog[i].title for i in embeddings.ids}
+    star_wars = next(i for i in embeddings.ids if title[i] == "Star Wars: Episode IV - A New Hope")
+    sims = embeddings.similarity_to(embeddings.vector([star_wars])[0])
+    nearest = [title[embeddings.ids[i]] for i in np.argsort(-sims)[1:3]]
+    assert "Star Wars: Episode V - The Empire Strikes Back" in nearest
+    assert np.allclose(np.linalg.norm(embeddings.vectors, axis=1), 1.0)
+
+
+def test_movie_sets_follow_the_rules(movielens, embeddings):
+    rules = SetRules()
+    sets, report = select_movie_sets(movielens.ratings, embeddings, n=25, seed=1, rules=rules)
+    assert report.kept == len(sets) == 25 and report.tried == report.kept + sum(report.dropped.values())
+    ratings = movielens.ratings
+    for s in sets:
+        mine = ratings[ratings["user"] == s.user_id].set_index("item")["rating"]
+        assert len(set(s.seeker_items)) == 5 and all(mine[i] >= rules.like_threshold for i in s.seeker_items)
+        assert len(set(s.candidates)) == 5 and not set(s.candidates) & set(s.seeker_items)
+        correct = s.candidates[s.correct_index]
+        assert correct not in mine.index  # a real recommendation: the user never rated it
+        assert int(np.argmax(s.similarities)) == s.correct_index == int(np.argmax(s.points))
+        assert rules.hard_margin <= s.margin <= rules.easy_margin and s.coherence >= rules.min_coherence
+        assert abs(sum(s.points) - 1) < 1e-3
+    again, _ = select_movie_sets(movielens.ratings, embeddings, n=25, seed=1, rules=rules)
+    assert again == sets
+
+
+def test_score_discounts_each_extra_recommendation():
+    points = [0.1, 0.8, 0.05, 0.03, 0.02]
+    assert game_score(points, 1, 1, 0.5) == 0.8
+    assert game_score(points, 1, 3, 0.5) == 0.2
+    assert game_score(points, None, 2, 0.5) == 0.0
+
+
+def test_parse_expert():
+    heat = Item(id="1", title="Heat", year=1995)
+    assert parse_expert('{"think": "t", "item": "none", "utterance": "What do you like?"}', [heat]).item_id is None
+    assert parse_expert('{"think": "t", "item": "Heat (1995)", "utterance": "Heat!"}', [heat]).item_id == "1"
+    with pytest.raises(ReplyFormatError, match="neither a remaining candidate"):
+        parse_expert('{"think": "t", "item": "Jaws", "utterance": "Jaws!"}', [heat])
+
+
+def play(movielens, embeddings, script, n=3):
+    sets, _ = select_movie_sets(movielens.ratings, embeddings, n=n, seed=2)
+    backend = ScriptedBackend(script)
+    prompts = PromptSet.load(mode="gorecdial")
+    sampling = Sampling(max_tokens=64, max_format_retries=1)
+    game = GoRecDialGamePlayer(
+        movielens.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
+        GoRecDialRules(), sampling,
+    )
+    return sets, [asyncio.run(game.play(GoRecDialSpec(f"g{i}", i, s))) for i, s in enumerate(sets)]
+
+
+def test_game_records_decisions_correctness_and_score(movielens, embeddings):
+    sets, _ = select_movie_sets(movielens.ratings, embeddings, n=1, seed=2)
+    correct = "recommended " + movielens.catalog[sets[0].candidates[sets[0].correct_index]].display
+
+    def script(messages, schema):
+        props = schema["properties"]
+        if "item" in props:  # speak first, then recommend the remaining candidates in order
+            asked = "Expert: What" in messages[-1]["content"]
+            choice = props["item"]["enum"][0] if asked else "none"
+            return json.dumps({"think": "t", "item": choice, "utterance": f"Try {choice}." if asked else "What do you love?"})
+        if "accept" in props:  # the test's seeker knows the answer: accept the correct one only
+            return json.dumps({"utterance": "ok", "accept": correct in messages[-1]["content"]})
+        return json.dumps({"utterance": "I love sharp thrillers."})
+
+    _, records = play(movielens, embeddings, script, n=1)
+    record = records[0]
+    expert_turns = [t for t in record.turns[2:] if t.role == "recommender"]
+    assert expert_turns[0].decision == "speak" and all(t.decision == "recommend" for t in expert_turns[1:])
+    assert [t.correct for t in expert_turns[1:]] == [False] * (len(expert_turns) - 2) + [True]
+    k = record.outcome.recommendations
+    assert record.outcome.ended_by == "accepted" and record.outcome.accepted_target
+    assert record.outcome.score == game_score(sets[0].points, sets[0].correct_index, k, 0.5)
+    assert record.gorecdial.correct_index == sets[0].correct_index and len(record.gorecdial.seeker_items) == 5
+    assert record.target_item.id == sets[0].candidates[sets[0].correct_index]
+
+
+def test_a_silent_expert_hits_the_turn_cap(movielens, embeddings):
+    def script(messages, schema):
+        if "item" in schema["properties"]:
+            return json.dumps({"think": "t", "item": "none", "utterance": "Tell me more?"})
+        return json.dumps({"utterance": "I like drama."})
+
+    _, records = play(movielens, embeddings, script, n=1)
+    assert records[0].outcome.ended_by == "turn_cap" and records[0].outcome.score == 0.0
+    assert len(records[0].turns) == 2 + 20
+
+
+def test_runner_writes_gorecdial_games(tmp_path):
+    def script(messages, schema):
+        props = schema["properties"]
+        if "item" in props:
+            return json.dumps({"think": "t", "item": props["item"]["enum"][0], "utterance": "Try it."})
+        if "accept" in props:
+            return json.dumps({"utterance": "Sure!", "accept": True})
+        return json.dumps({"utterance": "Anything."})
+
+    config = GenerateConfig(mode="gorecdial", n=3, seed=5, progress=False)
+    manifest = asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(script)))
+    records = read_records(tmp_path)
+    assert len(records) == 3 and all(r.mode == "gorecdial" and r.gorecdial for r in records)
+    assert manifest["counts"]["sets_kept"] == 3 and manifest["counts"]["set_users"] == 610
+    assert all(r.outcome.ended_by in {"accepted", "wrong_acceptance"} and r.outcome.score > 0 for r in records)
