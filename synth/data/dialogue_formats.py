@@ -1,40 +1,34 @@
-"""Load any supported dialogue dataset into `Dialogue`s, by format name or by a look at the file.
-
-Also holds the small reading helpers the dialogue loaders share (located JSON / line reading,
-validation of raw records, bad-record collection). The loaders are imported inside `_loaders`
-because they import these helpers.
-"""
+"""Load any supported dialogue dataset into `Dialogue`s, by format name or by a look at the file."""
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
+from synth.data import gorecdial_parlai, iard, inspired, pearl, redial
 from synth.data.bad_lines import BadLines
 from synth.data.dialogues import Dialogue
+from synth.data.readers import peek
 from synth.errors import InputError
 
-FORMATS = ("redial", "inspired", "iard", "pearl", "gorecdial")
-_PEEK_CHARS = 4096
-
-Raw = TypeVar("Raw")
-Out = TypeVar("Out")
-Model = TypeVar("Model", bound=BaseModel)
+LOADERS: dict[str, Callable[..., list[Dialogue]]] = {
+    "redial": redial.load_redial,
+    "inspired": inspired.load_inspired,
+    "iard": iard.load_iard,
+    "pearl": pearl.load_pearl,
+    "gorecdial": gorecdial_parlai.load_gorecdial,
+}
+FORMATS = tuple(LOADERS)
 
 
 def load_dialogues(path: Path | str, format: str | None = None, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
     """Dialogues from `path` in the named format, or in the format `detect_format` finds."""
     path = Path(path)
     name = format or detect_format(path)
-    loaders = _loaders()
-    if name not in loaders:
+    if name not in LOADERS:
         raise InputError(path, f"unknown dialogue format '{name}'; known formats: {', '.join(FORMATS)}")
-    return loaders[name](path, bad_lines=bad_lines)
+    return LOADERS[name](path, bad_lines=bad_lines)
 
 
 def detect_format(path: Path) -> str:
@@ -59,118 +53,9 @@ def detect_format(path: Path) -> str:
     raise InputError(path, f"cannot tell the dialogue format from the file; pass one of: {', '.join(FORMATS)}")
 
 
-def _loaders() -> dict[str, Callable[..., list[Dialogue]]]:
-    from synth.data import gorecdial, iard, inspired, pearl, redial
-
-    return {
-        "redial": redial.load_redial,
-        "inspired": inspired.load_inspired,
-        "iard": iard.load_iard,
-        "pearl": pearl.load_pearl,
-        "gorecdial": gorecdial.load_gorecdial,
-    }
-
-
 def _object_keys(line: str) -> set[str]:
     try:
         value = json.loads(line)
     except json.JSONDecodeError:
         return set()
     return set(value) if isinstance(value, dict) else set()
-
-
-# Shared reading helpers -------------------------------------------------------------------------
-
-
-def peek(path: Path) -> str:
-    """The first few thousand characters of `path`, leading whitespace removed."""
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.read(_PEEK_CHARS).lstrip()
-    except OSError as exc:
-        raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
-
-
-def read_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, text without its line ending) for every line of a UTF-8 file."""
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                yield number, raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                raise InputError(path, f"not UTF-8 text ({exc.reason})", line=number) from None
-
-
-def read_csv_rows(path: Path, columns: Iterable[str], **options: Any) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, row) for each row of a CSV-like file whose header must name `columns`."""
-    reader = csv.DictReader((line for _, line in read_lines(path)), **options)
-    missing = [column for column in columns if column not in (reader.fieldnames or [])]
-    if missing:
-        raise InputError(path, "missing column", line=1, field=missing[0])
-    for row in reader:
-        yield reader.line_num, row
-
-
-def read_json_lines(path: Path, bad_lines: BadLines) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line of a JSON Lines file; bad lines are reported."""
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad_lines.report(InputError(path, f"not valid JSON ({exc.msg})", line=number))
-            continue
-        if isinstance(value, dict):
-            yield number, value
-        else:
-            bad_lines.report(InputError(path, "expected a JSON object", line=number))
-
-
-def read_json_document(path: Path) -> Any:
-    """The whole file parsed as one JSON value; a syntax error names its line."""
-    text = "\n".join(line for _, line in read_lines(path))
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
-
-
-def validate(model: type[Model], raw: object, path: Path, line: int, prefix: str | None = None) -> Model:
-    """`raw` validated as `model`; the InputError names the first bad field as a dotted path after `prefix`."""
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(part) for part in ([prefix] if prefix else []) + list(error["loc"]))
-        message = "missing" if error["type"] == "missing" else error["msg"]
-        raise InputError(path, message, line=line, field=field or None) from None
-
-
-def collect(
-    path: Path,
-    records: Iterable[tuple[int, Raw]],
-    parse: Callable[[Raw, int], Out],
-    bad_lines: BadLines,
-) -> list[Out]:
-    """`parse(record, line)` for every record; an InputError is reported and its record skipped."""
-    parsed: list[Out] = []
-    seen, skipped_before = 0, bad_lines.skipped
-    for line, record in records:
-        seen += 1
-        try:
-            parsed.append(parse(record, line))
-        except InputError as error:
-            bad_lines.report(error)
-    if not seen and bad_lines.skipped == skipped_before:
-        raise InputError(path, "the file holds no records")
-    return parsed
-
-
-def normalise_space(text: str) -> str:
-    """`text` with runs of whitespace made single spaces and the ends trimmed."""
-    return " ".join(text.split())

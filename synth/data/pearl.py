@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from synth.data.bad_lines import BadLines
-from synth.data.dialogue_formats import collect, peek, read_json_document, read_json_lines, validate
+from synth.data.readers import collect, peek, read_json_document, read_json_lines, validate
 from synth.data.dialogues import Dialogue, DialogueTurn, Role
 from synth.errors import InputError
 

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field, field_validator
 
 from synth.data.bad_lines import BadLines
-from synth.data.dialogue_formats import collect, normalise_space, read_csv_rows, read_json_lines, validate
+from synth.data.readers import collect, normalise_space, read_csv_rows, read_json_lines, validate
 from synth.data.dialogues import Dialogue, DialogueTurn, Role
 from synth.errors import InputError
 

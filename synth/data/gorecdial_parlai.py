@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from synth.data.bad_lines import BadLines
-from synth.data.dialogue_formats import collect, read_lines
+from synth.data.readers import collect, read_lines
 from synth.data.dialogues import Dialogue, DialogueTurn, Role
 from synth.errors import InputError
 
