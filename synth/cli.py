@@ -53,6 +53,9 @@ def generate(
     movielens: Optional[Path] = typer.Option(None, help="MovieLens zip or folder [default: shared ml-latest-small]."),
     rt_critics: Optional[Path] = typer.Option(None, help="Rotten Tomatoes critics.csv(.gz) [default: shared copy]."),
     skip_bad_lines: Optional[bool] = typer.Option(None, "--skip-bad-lines", help="Count bad input lines as warnings."),
+    item_summaries: Optional[bool] = typer.Option(
+        None, "--item-summaries", help="Summarise what reviewers liked/disliked per item with the LLM (cached)."
+    ),
     prompts_dir: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates to use instead."),
     temperature: Optional[float] = typer.Option(None, help="Sampling temperature [default: 0]."),
     max_tokens: Optional[int] = typer.Option(None, help="Token cap per reply [default: 160]."),
@@ -81,6 +84,7 @@ def generate(
         "movielens": movielens,
         "rt_critics": rt_critics,
         "skip_bad_lines": skip_bad_lines,
+        "item_summaries": item_summaries,
         "prompts_dir": prompts_dir,
         "temperature": temperature,
         "max_tokens": max_tokens,

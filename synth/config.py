@@ -35,6 +35,7 @@ class GenerateConfig(BaseModel):
     movielens: Path | None = None  # default: $SYNTH_SHARED_DATA/movielens-latest-small/ml-latest-small.zip
     rt_critics: Path | None = None  # default: $SYNTH_SHARED_DATA/reviews-rt-critics-cs109/critics.csv.gz
     skip_bad_lines: bool = False
+    item_summaries: bool = Field(False, description="add LLM summaries of what reviewers liked/disliked (cached)")
     prompts_dir: Path | None = None
     # personas
     target_min_score: float = Field(

@@ -15,6 +15,7 @@ from synth.errors import SynthError
 TEMPLATES = {
     "pearl": ("seeker_system", "seeker_turn", "recommender_system", "recommender_turn"),
     "gorecdial": ("gorecdial_seeker_system", "gorecdial_seeker_turn", "gorecdial_expert_system", "gorecdial_expert_turn"),
+    "item_summary": ("item_summary",),
 }
 
 

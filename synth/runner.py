@@ -6,31 +6,21 @@ import asyncio
 import logging
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from synth.config import GenerateConfig
-from synth.data.bad_lines import BadLines
-from synth.data.sources import SourceData, load_demo, load_files, load_movielens_only, load_movielens_rt
 from synth.errors import SynthError
-from synth.game import GameRules, PearlGame
-from synth.gorecdial import GoRecDialExpert, GoRecDialGamePlayer, GoRecDialRules, GoRecDialSeeker, GoRecDialSpec
-from synth.item_embeddings import corating_embeddings
+from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.manifest import build_manifest, now, write_manifest
-from synth.movie_sets import select_movie_sets
-from synth.personas import ReviewIndex, make_game_specs, spec_seed
+from synth.modes import BUILDERS, Game, load_data
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
-from synth.retrievers.bm25 import BM25Retriever
-from synth.simulators import Recommender, Sampling, Seeker
 
 log = logging.getLogger(__name__)
 
-
-class Game(Protocol):
-    async def play(self, spec: Any) -> DialogueRecord: ...
 
 DIALOGUES_FILE = "dialogues.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -99,68 +89,6 @@ def _progress(enabled: bool) -> Progress:
     )
 
 
-def load_data(config: GenerateConfig) -> SourceData:
-    """The catalog, reviews and ratings the configured source provides."""
-    bad_lines = BadLines(skip=config.skip_bad_lines)
-    source = config.data_source
-    if source == "files":
-        if not (config.catalog and config.reviews):
-            raise SynthError("--catalog and --reviews go together: give both, or neither for the demo")
-        data = load_files(config.catalog, config.reviews, config.rating_scale, bad_lines)
-    elif source == "movielens+rt":
-        data = load_movielens_rt(config.movielens, config.rt_critics, bad_lines)
-    elif source == "movielens":
-        data = load_movielens_only(config.movielens)
-    else:
-        data = load_demo()
-    data.counts["bad_lines_skipped"] = bad_lines.skipped
-    return data
-
-
-def build_pearl(config: GenerateConfig, data: SourceData, backend: ChatBackend, prompts: PromptSet) -> tuple[list, Game]:
-    """Personas from the reviews and the PEARL game."""
-    if not data.reviews:
-        raise SynthError(f"pearl mode needs reviews, and source '{config.data_source}' has none: use --source movielens+rt")
-    specs, report = make_game_specs(
-        data.reviews, data.catalog, n=config.n, seed=config.seed, min_score=config.target_min_score,
-        n_general=config.general_reviews,
-    )
-    data.counts.update({f"persona_users_{k}": v for k, v in vars(report).items()})
-    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
-    rules = GameRules(config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from)
-    game = PearlGame(
-        data.catalog, ReviewIndex(data.reviews), BM25Retriever(data.catalog), Seeker(backend, prompts, sampling),
-        Recommender(backend, prompts, sampling), rules, sampling,
-    )
-    return specs, game
-
-
-def build_gorecdial(config: GenerateConfig, data: SourceData, backend: ChatBackend, prompts: PromptSet) -> tuple[list, Game]:
-    """Movie sets from co-rating embeddings and the GoRecDial game."""
-    if data.ratings is None:
-        raise SynthError(f"gorecdial mode needs ratings, and source '{config.data_source}' has none: use --source movielens")
-    ratings = data.ratings[data.ratings["item"].isin(data.catalog)]  # games use catalog movies only
-    embeddings = corating_embeddings(ratings, dim=config.embedding_dim, min_ratings=config.min_item_ratings, seed=config.seed)
-    sets, report = select_movie_sets(ratings, embeddings, n=config.n, seed=config.seed, rules=config.set_rules)
-    data.counts.update(
-        {"set_users": report.users, "set_users_too_few_liked": report.users_with_too_few_liked,
-         "sets_tried": report.tried, "sets_kept": report.kept,
-         **{f"sets_dropped_{reason}": n for reason, n in sorted(report.dropped.items())}}
-    )
-    if not sets:
-        raise SynthError(f"no GoRecDial set passed the rules ({report.tried} tried): loosen the set margins")
-    specs = [GoRecDialSpec(f"gorecdial-{config.seed}-{i:06d}", spec_seed(config.seed, i), s) for i, s in enumerate(sets)]
-    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
-    game = GoRecDialGamePlayer(
-        data.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
-        GoRecDialRules(max_utterances=config.turn_cap), sampling,
-    )
-    return specs, game
-
-
-BUILDERS = {"pearl": build_pearl, "gorecdial": build_gorecdial}
-
-
 async def generate(
     config: GenerateConfig, out_dir: Path, *, backend: ChatBackend | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
@@ -172,6 +100,12 @@ async def generate(
     specs, game = BUILDERS[config.mode](config, data, backend, prompts)
     dialogues_path = prepare_output(out_dir, overwrite)
     await backend.check()
+    if config.item_summaries:  # the games share data.catalog, so they see the summaries
+        described, summary_counts = await summarize_items(
+            data.catalog, data.reviews, backend, SummaryCache(), seed=config.seed, progress=config.progress
+        )
+        data.catalog.update(described)
+        data.counts.update(summary_counts)
 
     tally = _Tally()
     tally.counts["requested"] = len(specs)

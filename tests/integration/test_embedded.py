@@ -106,3 +106,25 @@ def test_default_model_is_joined_verified_and_answers_in_format(tmp_path, monkey
     reply = parse_recommender(completion.text, candidates)
     assert reply.item_id == "b"
     assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
+
+
+def test_real_model_summarises_reviews_once(tmp_path, catalog, reviews):
+    from synth.item_knowledge import SummaryCache, summarize_items
+
+    items = sorted({r.item for r in reviews})[:2]
+    subset = {i: catalog[i] for i in items}
+    mine = [r for r in reviews if r.item in subset]
+
+    async def run():
+        backend = LlamaCppBackend(SMOLLM, n_ctx=2048)
+        try:
+            return await summarize_items(subset, mine, backend, SummaryCache(tmp_path / "s.sqlite"), progress=False)
+        finally:
+            await backend.aclose()
+
+    described, counts = asyncio.run(run())
+    assert counts["summaries_made"] == 2, counts  # the grammar keeps even the tiny model in format
+    for item in items:
+        assert "Reviewers liked: " in described[item].description
+    _, counts = asyncio.run(run())
+    assert counts == {"summaries_cached": 2, "summaries_made": 0, "summaries_failed": 0}
