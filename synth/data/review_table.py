@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import csv
-import json
 import logging
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -17,6 +15,7 @@ import pyarrow
 from pydantic import BaseModel
 
 from synth.data.bad_lines import BadLines
+from synth.data.readers import read_json_lines
 from synth.errors import InputError, SynthError
 from synth.records import Review
 
@@ -102,8 +101,10 @@ def _read(path: Path, bad_lines: BadLines) -> _Table:
     try:
         if suffix == ".parquet":
             return _read_parquet(path)
+        if suffix != ".csv":
+            return _read_jsonl(path, bad_lines)
         with path.open(newline="", encoding="utf-8-sig") as handle:
-            return _read_csv(handle) if suffix == ".csv" else _read_jsonl(path, handle, bad_lines)
+            return _read_csv(handle)
     except OSError as exc:
         raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -116,25 +117,10 @@ def _read_csv(handle: TextIO) -> _Table:
     return list(reader.fieldnames or []), rows
 
 
-def _read_jsonl(path: Path, handle: TextIO, bad_lines: BadLines) -> _Table:
-    rows = list(_json_objects(path, handle, bad_lines))
+def _read_jsonl(path: Path, bad_lines: BadLines) -> _Table:
+    rows = list(read_json_lines(path, bad_lines))
     names = list(dict.fromkeys(name for _, row in rows for name in row))  # every key seen, in order
     return names, rows
-
-
-def _json_objects(path: Path, handle: TextIO, bad_lines: BadLines) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(handle, start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad_lines.report(InputError(path, f"not valid JSON ({exc.msg})", line=number))
-            continue
-        if isinstance(value, dict):
-            yield number, value
-        else:
-            bad_lines.report(InputError(path, "expected a JSON object", line=number))
 
 
 def _read_parquet(path: Path) -> _Table:
