@@ -38,10 +38,12 @@ class GoRecDialSpec:
 class GoRecDialRules:
     max_utterances: int = 20  # after the seed exchange
     discount: float = 0.5  # reward kept per extra recommendation
+    ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
 
 
 def expert_schema(remaining: list[Item]) -> dict[str, Any]:
-    """Think, then an item (one remaining candidate, or "none" to only speak), then the utterance."""
+    """Think, then an item (one remaining candidate, or "none" to only speak), then the utterance.
+    With no `remaining` candidates the expert can only speak."""
     return {
         "type": "object",
         "properties": {
@@ -137,7 +139,10 @@ class GoRecDialGamePlayer:
                 lines = transcript(turns, EXPERT_NAMES)
                 seed = spec.seed + 100 * step
                 if step % 2 == 0:
-                    reply = await self.expert.reply(expert_system, lines, remaining=remaining, seed=seed, usage=usage)
+                    may_recommend = step // 2 >= self.rules.ask_turns
+                    reply = await self.expert.reply(
+                        expert_system, lines, remaining=remaining if may_recommend else [], seed=seed, usage=usage
+                    )
                     item = self.catalog[reply.item_id] if reply.item_id else None
                     turns.append(
                         Turn(

@@ -102,6 +102,7 @@ def test_game_records_decisions_correctness_and_score(movielens, embeddings):
     record = records[0]
     expert_turns = [t for t in record.turns[2:] if t.role == "recommender"]
     assert expert_turns[0].decision == "speak" and all(t.decision == "recommend" for t in expert_turns[1:])
+    assert len(expert_turns) - 1 == record.outcome.recommendations
     assert [t.correct for t in expert_turns[1:]] == [False] * (len(expert_turns) - 2) + [True]
     k = record.outcome.recommendations
     assert record.outcome.ended_by == "accepted" and record.outcome.accepted_target
@@ -119,6 +120,20 @@ def test_a_silent_expert_hits_the_turn_cap(movielens, embeddings):
     _, records = play(movielens, embeddings, script, n=1)
     assert records[0].outcome.ended_by == "turn_cap" and records[0].outcome.score == 0.0
     assert len(records[0].turns) == 2 + 20
+
+
+def test_the_first_expert_turn_may_only_ask(movielens, embeddings):
+    schemas = []
+
+    def script(messages, schema):
+        if "item" in schema["properties"]:
+            schemas.append(schema["properties"]["item"]["enum"])
+            return json.dumps({"think": "t", "item": schemas[-1][0], "utterance": "Hm?"})
+        return json.dumps({"utterance": "ok", "accept": True} if "accept" in schema["properties"] else {"utterance": "x"})
+
+    _, records = play(movielens, embeddings, script, n=1)
+    assert schemas[0] == ["none"] and len(schemas[1]) == 6  # five candidates or none
+    assert records[0].turns[2].decision == "speak" and records[0].turns[4].decision == "recommend"
 
 
 def test_runner_writes_gorecdial_games(tmp_path):
