@@ -99,21 +99,10 @@ async def generate(
     backend = backend or make_backend(config)
     specs, game = BUILDERS[config.mode](config, data, backend, prompts)
     dialogues_path = prepare_output(out_dir, overwrite)
-    await backend.check()
-    if config.item_summaries:  # the games share data.catalog, so they see the summaries
-        described, summary_counts = await summarize_items(
-            data.catalog, data.reviews, backend, SummaryCache(), seed=config.seed, progress=config.progress
-        )
-        data.catalog.update(described)
-        data.counts.update(summary_counts)
-
     tally = _Tally()
     tally.counts["requested"] = len(specs)
-    status = "interrupted"
-    try:
-        await _play_all(game, specs, dialogues_path, tally, config)
-        status = "finished"
-    finally:
+
+    def save_manifest(status: str) -> dict[str, Any]:
         manifest = build_manifest(
             config,
             model=backend.model_info,
@@ -125,6 +114,25 @@ async def generate(
             status=status,
         )
         write_manifest(out_dir / MANIFEST_FILE, manifest)
+        return manifest
+
+    save_manifest("running")  # never leave an earlier run's manifest beside new records
+    status = "failed"
+    try:
+        await backend.check()
+        if config.item_summaries:  # the games share data.catalog, so they see the summaries
+            described, summary_counts = await summarize_items(
+                data.catalog, data.reviews, backend, SummaryCache(), seed=config.seed, progress=config.progress
+            )
+            data.catalog.update(described)
+            data.counts.update(summary_counts)
+        await _play_all(game, specs, dialogues_path, tally, config)
+        status = "finished"
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        status = "interrupted"
+        raise
+    finally:
+        manifest = save_manifest(status)
         await backend.aclose()
     return manifest
 

@@ -1,5 +1,7 @@
 """Bad input ends with one line naming the problem, exit code 2 and no traceback."""
 
+import json
+
 import pytest
 
 from synth.data.demo import demo_path
@@ -18,6 +20,7 @@ def assert_clean_error(result, *needles):
 def test_missing_model_file(tmp_path):
     result = run_synth("generate", "--n", "1", "--out", str(tmp_path), "--model", str(tmp_path / "gone.gguf"))
     assert_clean_error(result, "model file not found", "gone.gguf")
+    assert json.loads((tmp_path / "manifest.json").read_text())["status"] == "failed"
 
 
 def test_unreachable_base_url(tmp_path):

@@ -57,8 +57,15 @@ def test_refuses_to_mix_with_an_earlier_run(tmp_path):
     run(config, tmp_path)
     with pytest.raises(SynthError, match="already holds dialogues"):
         run(config, tmp_path)
-    run(config, tmp_path, overwrite=True)
+    seen = []
+
+    def peek_manifest(messages, schema):
+        seen.append(json.loads((tmp_path / "manifest.json").read_text())["status"])
+        return rule_following_script(messages, schema)
+
+    run(config, tmp_path, peek_manifest, overwrite=True)
     assert len(read_records(tmp_path)) == 1
+    assert seen[0] == "running"  # the earlier run's finished manifest is gone while the new run plays
 
 
 def test_manifest_never_holds_credentials(tmp_path):
