@@ -73,6 +73,8 @@ async def summarize_items(
     progress: bool = True,
 ) -> tuple[dict[str, Item], dict[str, int]]:
     """The catalog with "Reviewers liked ...; disliked ..." added to each reviewed item's description."""
+    await backend.check()  # resolves the model, whose name is part of every cache key
+    model = backend.model_info.name
     prompts = PromptSet.load(mode="item_summary")
     by_item: dict[str, list[Review]] = defaultdict(list)
     for review in reviews:
@@ -84,7 +86,7 @@ async def summarize_items(
         for item_id in sorted(by_item):
             item = catalog[item_id]
             sample = sorted(by_item[item_id], key=lambda r: (r.user, r.text))[:max_reviews]
-            key = summary_key(backend.model_info.name, prompts.hashes["item_summary"], item, sample)
+            key = summary_key(model, prompts.hashes["item_summary"], item, sample)
             summary = cache.get(key)
             if summary is None:
                 summary = await _summarize(item, sample, backend, prompts, seed)
