@@ -11,12 +11,25 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synth.errors import SynthError
-from synth.movie_sets import SetRules
 
 BackendName = Literal["llamacpp", "openai"]
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {"concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s"}
+
+
+class SetRules(BaseModel):
+    """How sets are drawn, and which are too easy or too hard to keep."""
+
+    set_size: int = 5
+    n_far: int = 4
+    like_threshold: float = 4.0  # on the ratings' own scale (MovieLens: 0.5-5)
+    min_coherence: float = 0.2  # mean pairwise cosine inside the seeker set
+    correct_pool: int = 10  # the correct movie is one of the unseen items nearest the set's mean
+    far_quantile: float = 0.5  # far movies come from below this quantile of similarity to the mean
+    easy_margin: float = 0.7  # drop when correct - best far similarity is above this (too easy)
+    hard_margin: float = 0.45  # drop when it is below this (too hard)
+    points_temperature: float = 0.1  # points = softmax(similarity / temperature) over the candidates
 
 
 class GenerateConfig(BaseModel):

@@ -10,21 +10,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from synth.config import SetRules
 from synth.item_embeddings import ItemEmbeddings
-
-
-class SetRules(BaseModel):
-    """How sets are drawn, and which are too easy or too hard to keep."""
-
-    set_size: int = 5
-    n_far: int = 4
-    like_threshold: float = 4.0  # on the ratings' own scale (MovieLens: 0.5-5)
-    min_coherence: float = 0.2  # mean pairwise cosine inside the seeker set
-    correct_pool: int = 10  # the correct movie is one of the unseen items nearest the set's mean
-    far_quantile: float = 0.5  # far movies come from below this quantile of similarity to the mean
-    easy_margin: float = 0.7  # drop when correct - best far similarity is above this (too easy)
-    hard_margin: float = 0.45  # drop when it is below this (too hard)
-    points_temperature: float = 0.1  # points = softmax(similarity / temperature) over the candidates
 
 
 class MovieSet(BaseModel):
