@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from synth.data.bad_lines import BadLines
+from synth.data.readers import read_json_lines
 from synth.errors import InputError
 from synth.records import Item
 
@@ -19,28 +20,19 @@ Row = TypeVar("Row", bound=BaseModel)
 def _raw_rows(path: Path) -> Iterator[tuple[int, dict]]:
     """(line number, raw mapping) for each non-blank row of a .jsonl or .csv file."""
     suffix = path.suffix.lower()
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
-    with handle:
-        if suffix in (".jsonl", ".ndjson"):
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from None
-                if not isinstance(value, dict):
-                    raise InputError(path, "expected a JSON object", line=number)
-                yield number, value
-        elif suffix == ".csv":
+    if suffix in (".jsonl", ".ndjson"):
+        yield from read_json_lines(path, BadLines())  # strict: a bad line is an error naming it
+    elif suffix == ".csv":
+        try:
+            handle = path.open(newline="", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
+        with handle:
             reader = csv.DictReader(handle)
             for row in reader:
                 yield reader.line_num, {k: v for k, v in row.items() if k is not None}
-        else:
-            raise InputError(path, f"unknown format '{suffix}': use .jsonl or .csv")
+    else:
+        raise InputError(path, f"unknown format '{suffix}': use .jsonl or .csv")
 
 
 def read_table(path: Path, model: type[Row]) -> list[tuple[int, Row]]:
