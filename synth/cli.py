@@ -56,6 +56,12 @@ def generate(
     item_summaries: Optional[bool] = typer.Option(
         None, "--item-summaries", help="Summarise what reviewers liked/disliked per item with the LLM (cached)."
     ),
+    retriever: Optional[str] = typer.Option(
+        None, help="bm25, dense or hybrid: how candidates are retrieved [default: bm25]; dense needs the 'dense' extra."
+    ),
+    embedding_model: Optional[str] = typer.Option(
+        None, help="sentence-transformers model of dense/hybrid retrieval, hub name or folder [default: all-MiniLM-L6-v2]."
+    ),
     prompts_dir: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates to use instead."),
     temperature: Optional[float] = typer.Option(None, help="Sampling temperature [default: 0]."),
     max_tokens: Optional[int] = typer.Option(None, help="Token cap per reply [default: 160]."),
@@ -85,6 +91,8 @@ def generate(
         "rt_critics": rt_critics,
         "skip_bad_lines": skip_bad_lines,
         "item_summaries": item_summaries,
+        "retriever": retriever,
+        "embedding_model": embedding_model,
         "prompts_dir": prompts_dir,
         "temperature": temperature,
         "max_tokens": max_tokens,

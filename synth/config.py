@@ -61,6 +61,9 @@ class GenerateConfig(BaseModel):
     k_schedule: list[int] = Field(default_factory=lambda: [3, 3, 3, 2, 1, 1])
     force_target_from: int = Field(3, ge=1, description="recommendation turn from which the target is a candidate")
     max_format_retries: int = Field(3, ge=0)
+    # retrieval (pearl): which candidates the recommender may suggest
+    retriever: Literal["bm25", "dense", "hybrid"] = "bm25"
+    embedding_model: str = Field("all-MiniLM-L6-v2", description="sentence-transformers model of dense/hybrid")
     # gorecdial
     set_rules: SetRules = Field(default_factory=SetRules)
     embedding_dim: int = Field(32, ge=2)

@@ -111,7 +111,9 @@ class PearlGame:
             target_item=spec.target,
             turns=state.turns,
             outcome=outcome,
-            generation=usage.generation(self.seeker.backend, self.seeker.prompts, self.sampling, spec.seed),
+            generation=usage.generation(
+                self.seeker.backend, self.seeker.prompts, self.sampling, spec.seed, retriever=self.retriever.name
+            ),
             errors=errors,
         )
 

@@ -16,7 +16,7 @@ from synth.movie_sets import select_movie_sets
 from synth.personas import ReviewIndex, make_game_specs, spec_seed
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
-from synth.retrievers.bm25 import BM25Retriever
+from synth.retrievers.factory import build_retriever
 from synth.simulators import Recommender, Sampling, Seeker
 
 
@@ -53,8 +53,9 @@ def build_pearl(config: GenerateConfig, data: SourceData, backend: ChatBackend, 
     data.counts.update({f"persona_users_{k}": v for k, v in vars(report).items()})
     sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
     rules = GameRules(config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from)
+    retriever = build_retriever(config.retriever, data.catalog, embedding_model=config.embedding_model)
     game = PearlGame(
-        data.catalog, ReviewIndex(data.reviews), BM25Retriever(data.catalog), Seeker(backend, prompts, sampling),
+        data.catalog, ReviewIndex(data.reviews), retriever, Seeker(backend, prompts, sampling),
         Recommender(backend, prompts, sampling), rules, sampling,
     )
     return specs, game

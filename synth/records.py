@@ -86,6 +86,7 @@ class Generation(BaseModel):
     prompt_hashes: dict[str, str]
     sampling: dict[str, float | int | None]
     seed: int
+    retriever: str | None = None  # pearl: e.g. "bm25", "hybrid(bm25+dense(sentence-transformers/all-MiniLM-L6-v2))"
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_calls: int = 0

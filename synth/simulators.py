@@ -41,7 +41,9 @@ class Usage:
         self.calls += 1
         self.latency_s += completion.latency_s
 
-    def generation(self, backend: ChatBackend, prompts: PromptSet, sampling: Sampling, seed: int) -> Generation:
+    def generation(
+        self, backend: ChatBackend, prompts: PromptSet, sampling: Sampling, seed: int, retriever: str | None = None
+    ) -> Generation:
         """The record's `generation` block for a dialogue that used this much."""
         return Generation(
             backend=backend.name,
@@ -49,6 +51,7 @@ class Usage:
             prompt_hashes=prompts.hashes,
             sampling=sampling.as_dict(),
             seed=seed,
+            retriever=retriever,
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             llm_calls=self.calls,

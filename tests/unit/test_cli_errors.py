@@ -72,3 +72,16 @@ def test_skip_bad_lines_counts_instead_of_failing(tmp_path):
 def test_bad_option_value(tmp_path):
     result = run_synth("generate", "--out", str(tmp_path), "--backend", "nope")
     assert_clean_error(result, "config field 'backend'")
+
+
+def test_unknown_retriever(tmp_path):
+    result = run_synth("generate", "--n", "1", "--out", str(tmp_path), "--retriever", "tfidf")
+    assert_clean_error(result, "config field 'retriever'", "'bm25', 'dense' or 'hybrid'")
+
+
+def test_unloadable_embedding_model(tmp_path):
+    result = run_synth(
+        "generate", "--n", "1", "--out", str(tmp_path), "--retriever", "dense", "--model", "packaged:smollm2-135m",
+        "--embedding-model", "no-such-org/no-such-model", env={"HF_HUB_OFFLINE": "1"},
+    )
+    assert_clean_error(result, "cannot load embedding model 'no-such-org/no-such-model'")

@@ -2,8 +2,7 @@ import pytest
 
 from synth.errors import SynthError
 from synth.personas import ReviewIndex, make_game_specs
-from synth.records import Item, Review
-from synth.retrievers.bm25 import BM25Retriever
+from synth.records import Review
 
 
 def test_specs_follow_the_rules_and_are_seeded(catalog, reviews):
@@ -50,26 +49,3 @@ def test_opinion_lookup(reviews):
     review = reviews[0]
     assert index.opinion(review.user, review.item) == review
     assert index.opinion(review.user, "no-such-item") is None
-
-
-def test_bm25_puts_the_most_similar_item_first():
-    catalog = {
-        "a": Item(id="a", title="Space Saga", genres=["Sci-Fi"], description="starships battle across the galaxy"),
-        "b": Item(id="b", title="Love in Paris", genres=["Romance"], description="two strangers fall in love in paris"),
-        "c": Item(id="c", title="Haunted Manor", genres=["Horror"], description="a ghost terrorises a family manor"),
-    }
-    retriever = BM25Retriever(catalog)
-    assert [s.item_id for s in retriever.search("a romance where strangers fall in love", set(catalog), 3)][0] == "b"
-    top = retriever.search("ghost story in a haunted house", set(catalog), 2)
-    assert top[0].item_id == "c" and top[0].score > top[1].score
-    # the pool is per dialogue: items outside it never come back
-    assert {s.item_id for s in retriever.search("ghost", {"a", "b"}, 3)} == {"a", "b"}
-    assert retriever.search("ghost", set(), 3) == []
-
-
-def test_bm25_on_the_demo_catalog(catalog):
-    retriever = BM25Retriever(catalog)
-    by_title = {item.title: item.id for item in catalog.values()}
-    hits = retriever.search("hacker simulation kung-fu rebels philosophy", set(catalog), 3)
-    assert hits[0].item_id == by_title["The Matrix"]
-    assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score

@@ -1,0 +1,1 @@
+"""The field's metrics, implemented once for every benchmark."""
