@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from synth.records import Item
 from synth.retrievers.base import Retriever
 from synth.retrievers.bm25 import BM25Retriever
 
-RetrieverName = Literal["bm25", "dense", "hybrid"]
 RETRIEVER_NAMES: tuple[str, ...] = ("bm25", "dense", "hybrid")
 
 

@@ -76,6 +76,7 @@ def print_table(scores: list[RetrieverScore], pool_label: str) -> None:
 def main(
     redial: Optional[Path] = typer.Option(None, help="ReDial .jsonl [default: shared redial/test_data.jsonl]."),
     run: list[Path] = typer.Option([], "--run", help="A generated run folder (pearl mode); repeatable."),
+    only_runs: bool = typer.Option(False, "--only-runs", help="Score the --run folders only, not ReDial."),
     retrievers: str = typer.Option(",".join(RETRIEVER_NAMES), help="Comma-separated retrievers to score."),
     limit: int = typer.Option(0, help="Cases per task, a seeded sample (0: all)."),
     pool_size: int = typer.Option(0, help="Candidates per query: a seeded sample with the target (0: whole catalog)."),
@@ -85,7 +86,7 @@ def main(
     progress: bool = typer.Option(True, "--progress/--no-progress"),
 ) -> None:
     """Recall@1/3/10, MRR and queries/s of each retriever, side by side, with ratios to BM25."""
-    tasks = {"redial-test": redial_task(redial or shared_data_root() / "redial" / "test_data.jsonl")}
+    tasks = {} if only_runs else {"redial-test": redial_task(redial or shared_data_root() / "redial" / "test_data.jsonl")}
     tasks.update({f"run:{path.name}": run_task(path) for path in run})
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
     scores: list[RetrieverScore] = []
