@@ -11,13 +11,13 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from synth.config import GenerateConfig
-from synth.errors import SynthError
 from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.manifest import build_manifest, now, write_manifest
 from synth.modes import BUILDERS, Game, load_data
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
+from synth.resume import check_same_run, drop_torn_tail, finished_records
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +44,16 @@ def make_backend(config: GenerateConfig) -> ChatBackend:
     )
 
 
-def prepare_output(out_dir: Path, overwrite: bool) -> Path:
-    """The dialogues file to write; refuses to mix with an earlier run unless told to overwrite."""
+def prepare_output(out_dir: Path, config: GenerateConfig, overwrite: bool) -> Path:
+    """The dialogues file to append to: emptied with `overwrite`; else kept, when its run had the same
+    configuration, so the run resumes (a record cut short by a crash is dropped)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / DIALOGUES_FILE
-    if path.exists() and path.stat().st_size > 0:
-        if not overwrite:
-            raise SynthError(f"{path} already holds dialogues: choose another --out or pass --overwrite")
-        path.unlink()
+    if overwrite:
+        path.unlink(missing_ok=True)
+    elif path.exists() and path.stat().st_size > 0:
+        check_same_run(out_dir / MANIFEST_FILE, config)
+        drop_torn_tail(path)
     return path
 
 
@@ -59,8 +61,10 @@ class _Tally:
     def __init__(self) -> None:
         self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0}
         self.tokens = {"prompt": 0, "completion": 0}
+        self.ids: set[str] = set()
 
     def add(self, record: DialogueRecord) -> None:
+        self.ids.add(record.id)
         self.counts["written"] += 1
         self.counts["accepted_target"] += record.outcome.accepted_target
         self.counts["failed"] += bool(record.errors)
@@ -98,9 +102,14 @@ async def generate(
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
     backend = backend or make_backend(config)
     specs, game = BUILDERS[config.mode](config, data, backend, prompts)
-    dialogues_path = prepare_output(out_dir, overwrite)
+    dialogues_path = prepare_output(out_dir, config, overwrite)
     tally = _Tally()
     tally.counts["requested"] = len(specs)
+    for record in finished_records(dialogues_path):  # a resumed run counts what it already wrote
+        tally.add(record)
+    done = tally.ids
+    tally.counts["resumed_with"] = len(done)
+    specs = [spec for spec in specs if spec.id not in done]
 
     def save_manifest(status: str) -> dict[str, Any]:
         manifest = build_manifest(
@@ -146,12 +155,14 @@ async def _play_all(game: Game, specs: list, path: Path, tally: _Tally, config: 
             return await game.play(spec)
 
     with _progress(config.progress) as progress, path.open("a", encoding="utf-8") as out:
-        task = progress.add_task("generate", total=len(specs), rates="", failed=0)
+        resumed, resumed_tokens = tally.counts["written"], tally.tokens["prompt"] + tally.tokens["completion"]
+        task = progress.add_task("generate", total=resumed + len(specs), completed=resumed, rates="", failed=tally.counts["failed"])
         for finished in asyncio.as_completed([play(spec) for spec in specs]):
             record = await finished
             out.write(record.model_dump_json() + "\n")
             out.flush()
             tally.add(record)
             elapsed = max(time.perf_counter() - clock, 1e-9)
-            tokens = tally.tokens["prompt"] + tally.tokens["completion"]
-            progress.update(task, advance=1, rates=_rates(tally.counts["written"], tokens, elapsed), failed=tally.counts["failed"])
+            tokens = tally.tokens["prompt"] + tally.tokens["completion"] - resumed_tokens
+            rates = _rates(tally.counts["written"] - resumed, tokens, elapsed)
+            progress.update(task, advance=1, rates=rates, failed=tally.counts["failed"])

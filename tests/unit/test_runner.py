@@ -52,11 +52,9 @@ def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
     assert all(r.outcome.accepted_target for i, r in records.items() if i != spec.id)
 
 
-def test_refuses_to_mix_with_an_earlier_run(tmp_path):
+def test_overwrite_replaces_an_earlier_run(tmp_path):
     config = GenerateConfig(n=1, progress=False)
     run(config, tmp_path)
-    with pytest.raises(SynthError, match="already holds dialogues"):
-        run(config, tmp_path)
     seen = []
 
     def peek_manifest(messages, schema):
@@ -66,6 +64,56 @@ def test_refuses_to_mix_with_an_earlier_run(tmp_path):
     run(config, tmp_path, peek_manifest, overwrite=True)
     assert len(read_records(tmp_path)) == 1
     assert seen[0] == "running"  # the earlier run's finished manifest is gone while the new run plays
+
+
+def comparable(records):
+    return {r.id: r.model_dump(exclude={"generation": {"latency_s"}}) for r in records}
+
+
+def test_resume_after_a_crash_writes_exactly_the_missing_dialogues(tmp_path):
+    config = GenerateConfig(n=6, seed=4, concurrency=2, progress=False)
+    whole = tmp_path / "whole"
+    run(config, whole)
+    expected = comparable(read_records(whole))
+
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    lines = (whole / "dialogues.jsonl").read_text().splitlines(keepends=True)
+    # a crash: two records written, the third cut mid-line, the manifest still says "running"
+    (crashed / "dialogues.jsonl").write_text("".join(lines[:2]) + lines[2][:100])
+    manifest = json.loads((whole / "manifest.json").read_text())
+    (crashed / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+    calls = []
+
+    def counting(messages, schema):
+        calls.append(1)
+        return rule_following_script(messages, schema)
+
+    resumed = run(config.model_copy(update={"concurrency": 5}), crashed, counting)  # concurrency is not semantic
+    records = read_records(crashed)
+    assert len(records) == 6 and comparable(records) == expected
+    assert resumed["status"] == "finished" and resumed["counts"]["resumed_with"] == 2
+    assert resumed["counts"]["written"] == 6 and resumed["tokens"] == manifest["tokens"]
+    assert len(calls) == sum(r.generation.llm_calls for r in records[2:])  # only the missing four were played
+    calls.clear()
+    assert run(config, crashed, counting)["counts"]["written"] == 6 and not calls  # nothing left to do
+
+
+def test_a_different_configuration_is_refused(tmp_path):
+    run(GenerateConfig(n=2, seed=1, progress=False), tmp_path)
+    with pytest.raises(SynthError, match=r"another configuration \(seed: 1 -> 2\).*--overwrite"):
+        run(GenerateConfig(n=2, seed=2, progress=False), tmp_path)
+    assert len(read_records(tmp_path)) == 2  # nothing written was lost
+
+
+def test_a_damaged_record_is_named_not_skipped(tmp_path):
+    config = GenerateConfig(n=2, seed=1, progress=False)
+    run(config, tmp_path)
+    path = tmp_path / "dialogues.jsonl"
+    first, second = path.read_text().splitlines()
+    path.write_text(first + "\n" + '{"id": "x"}\n' + second + "\n")
+    with pytest.raises(SynthError, match=r"dialogues.jsonl, line 2: not a dialogue record"):
+        run(config, tmp_path)
 
 
 def test_manifest_never_holds_credentials(tmp_path):

@@ -1,0 +1,42 @@
+"""kill -9 in the middle of a real embedded-model run, then the same command again: exactly n dialogues,
+none lost or doubled, the same records as a run that was never interrupted."""
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from tests.helpers import read_records, run_synth, synth_command
+
+pytestmark = pytest.mark.integration
+ARGS = ["generate", "--n", "4", "--seed", "3", "--max-utterances", "4", "--model", "packaged:smollm2-135m", "--no-progress"]
+
+
+def comparable(records):
+    return {r.id: r.model_dump(exclude={"generation": {"latency_s"}}) for r in records}
+
+
+def test_kill_9_then_resume(tmp_path):
+    killed = tmp_path / "killed"
+    process = subprocess.Popen([synth_command(), *ARGS, "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    dialogues = killed / "dialogues.jsonl"
+    deadline = time.monotonic() + 600
+    while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
+        assert process.poll() is None, process.stderr.read().decode()
+        assert time.monotonic() < deadline, "no dialogue finished in 10 minutes"
+        time.sleep(0.2)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    before = dialogues.read_text().count("\n")
+    assert 1 <= before < 4
+
+    resumed = run_synth(*ARGS, "--out", str(killed))
+    assert resumed.returncode == 0, resumed.stderr
+    records = read_records(killed)
+    assert len(records) == len({r.id for r in records}) == 4
+
+    whole = tmp_path / "whole"
+    assert run_synth(*ARGS, "--out", str(whole)).returncode == 0
+    assert comparable(records) == comparable(read_records(whole))
