@@ -67,6 +67,9 @@ def generate(
     max_tokens: Optional[int] = typer.Option(None, help="Token cap per reply [default: 160]."),
     max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),
     target_min_score: Optional[float] = typer.Option(None, help="Lowest 0-1 score of a target [default: 0.75]."),
+    shard: Optional[str] = typer.Option(
+        None, help="I/N: play every N-th game from I (0-based), one of N machines; join with `synth merge`."
+    ),
     config: Optional[Path] = typer.Option(None, "--config", help="YAML file of generation settings."),
     overwrite: bool = typer.Option(False, help="Replace dialogues already in --out."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show a progress bar."),
@@ -99,6 +102,7 @@ def generate(
         "max_utterances": max_utterances,
         "target_min_score": target_min_score,
         "progress": progress,
+        "shard": shard,
     }
     try:
         settings = load_config(config, overrides)
@@ -118,3 +122,19 @@ def generate(
         raise fail("every dialogue failed; see 'errors' in the records")
 
 
+
+
+@app.command()
+def merge(
+    shards: list[Path] = typer.Argument(..., help="The output folders of every shard of one run."),
+    out: Path = typer.Option(..., "--out", help="An empty folder for the merged run."),
+) -> None:
+    """Join the shard folders of one run (`synth generate --shard I/N`), checking that no dialogue is
+    missing or doubled."""
+    from synth.shards import merge_runs
+
+    try:
+        manifest = merge_runs(shards, out)
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"merged {len(shards)} shards: {manifest['counts']['written']} dialogues in {out / 'dialogues.jsonl'}")

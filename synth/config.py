@@ -83,6 +83,8 @@ class GenerateConfig(BaseModel):
     api_max_attempts: int = Field(6, ge=1)
     request_timeout_s: float = 120.0
     progress: bool = True
+    # several machines: this run plays every N-th game spec, starting at I (one run split N ways)
+    shard: str | None = Field(None, pattern=r"^\d+/\d+$", description="I/N, 0 <= I < N")
 
     @field_validator("k_schedule")
     @classmethod
@@ -90,6 +92,23 @@ class GenerateConfig(BaseModel):
         if not value or any(k < 1 for k in value):
             raise ValueError("k_schedule needs at least one value, all >= 1")
         return value
+
+    @field_validator("shard")
+    @classmethod
+    def _shard_in_range(cls, value: str | None) -> str | None:
+        if value is not None:
+            index, count = map(int, value.split("/"))
+            if not 0 <= index < count:
+                raise ValueError(f"shard {value}: I must be in 0..N-1")
+        return value
+
+    @property
+    def shard_parts(self) -> tuple[int, int]:
+        """(I, N) of --shard I/N; (0, 1) for an unsharded run."""
+        if self.shard is None:
+            return 0, 1
+        index, count = map(int, self.shard.split("/"))
+        return index, count
 
     @property
     def data_source(self) -> str:
@@ -103,8 +122,9 @@ class GenerateConfig(BaseModel):
         return self.max_utterances or (20 if self.mode == "gorecdial" else 12)
 
     def fingerprint(self) -> str:
-        """sha256 over the semantic fields: equal fingerprints mean the same dialogues."""
-        semantic = self.model_dump(mode="json", exclude=NON_SEMANTIC_FIELDS)
+        """sha256 over the semantic fields: equal fingerprints mean the same dialogues. The shard is left
+        out, so all shards of one run share it (the manifest records the shard beside it)."""
+        semantic = self.model_dump(mode="json", exclude=NON_SEMANTIC_FIELDS | {"shard"})
         return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
 
 

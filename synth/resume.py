@@ -17,6 +17,9 @@ from synth.records import DialogueRecord
 
 log = logging.getLogger(__name__)
 
+DIALOGUES_FILE = "dialogues.jsonl"
+MANIFEST_FILE = "manifest.json"
+
 
 def check_same_run(manifest_path: Path, config: GenerateConfig) -> None:
     """Refuse to add to a folder whose run had another configuration (non-semantic options may differ)."""
@@ -26,7 +29,13 @@ def check_same_run(manifest_path: Path, config: GenerateConfig) -> None:
         earlier = json.loads(manifest_path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise SynthError(f"{manifest_path}: cannot read the earlier run's manifest ({exc}); pass --overwrite to start again") from None
+    earlier_shard = earlier.get("config", {}).get("shard")
     if earlier.get("fingerprint") == config.fingerprint():
+        if earlier_shard != config.shard:
+            raise SynthError(
+                f"{manifest_path.parent} holds shard {earlier_shard or 'none'} of this run, not {config.shard or 'the whole run'}; "
+                "give each shard its own --out"
+            )
         return
     ours = config.model_dump(mode="json", exclude=NON_SEMANTIC_FIELDS)
     theirs = earlier.get("config", {})

@@ -17,13 +17,10 @@ from synth.manifest import build_manifest, now, write_manifest
 from synth.modes import BUILDERS, Game, load_data
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
-from synth.resume import check_same_run, drop_torn_tail, finished_records
+from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, check_same_run, drop_torn_tail, finished_records
+from synth.shards import shard_specs
 
 log = logging.getLogger(__name__)
-
-
-DIALOGUES_FILE = "dialogues.jsonl"
-MANIFEST_FILE = "manifest.json"
 
 
 def make_backend(config: GenerateConfig) -> ChatBackend:
@@ -102,6 +99,7 @@ async def generate(
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
     backend = backend or make_backend(config)
     specs, game = BUILDERS[config.mode](config, data, backend, prompts)
+    specs = shard_specs(specs, *config.shard_parts)
     dialogues_path = prepare_output(out_dir, config, overwrite)
     tally = _Tally()
     tally.counts["requested"] = len(specs)

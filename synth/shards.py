@@ -1,0 +1,95 @@
+"""One run split over several machines: `--shard I/N` plays every N-th game spec from I, and
+`synth merge` joins the shard folders after checking that nothing is missing or doubled."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from synth.errors import SynthError
+from synth.manifest import now, write_manifest
+from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, drop_torn_tail, finished_records
+
+Spec = TypeVar("Spec")
+
+
+def shard_specs(specs: Sequence[Spec], index: int, count: int) -> list[Spec]:
+    """The specs of shard `index` of `count`: positions index, index + count, ... (stable, since spec
+    order and ids are seeded)."""
+    return list(specs[index::count])
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    path = folder / MANIFEST_FILE
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SynthError(f"{path}: not a run's manifest ({exc})") from None
+
+
+def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
+    """Join finished shard folders of one run into `out_dir`; returns the merged manifest.
+
+    Refused when the shards come from different runs (fingerprints), when a shard is missing, appears
+    twice or did not finish, or when a dialogue id is in two shards."""
+    manifests = {folder: _manifest(folder) for folder in folders}
+    fingerprints = {m["fingerprint"] for m in manifests.values()}
+    if len(fingerprints) != 1:
+        raise SynthError(f"the folders come from {len(fingerprints)} different runs (fingerprints differ)")
+    shards: dict[int, Path] = {}
+    count = None
+    for folder, manifest in manifests.items():
+        shard = manifest["config"].get("shard")
+        if shard is None:
+            raise SynthError(f"{folder} is not a shard (it was run without --shard)")
+        index, of = map(int, shard.split("/"))
+        if count not in (None, of):
+            raise SynthError(f"{folder} is shard {shard}, but another folder splits the run {count} ways")
+        count = of
+        if index in shards:
+            raise SynthError(f"shard {shard} is given twice: {shards[index]} and {folder}")
+        if manifest["status"] != "finished" or manifest["counts"]["written"] != manifest["counts"]["requested"]:
+            raise SynthError(f"{folder} (shard {shard}) has not finished: resume it with the same command first")
+        shards[index] = folder
+    missing = sorted(set(range(count or 0)) - set(shards))
+    if missing:
+        raise SynthError(f"shards {', '.join(f'{i}/{count}' for i in missing)} are missing")
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / DIALOGUES_FILE
+    if target.exists() and target.stat().st_size:
+        raise SynthError(f"{target} already holds dialogues: merge into an empty folder")
+    ids: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    tokens = {"prompt": 0, "completion": 0}
+    with target.open("w", encoding="utf-8") as out:
+        for index in sorted(shards):
+            path = shards[index] / DIALOGUES_FILE
+            drop_torn_tail(path)
+            for record in finished_records(path):
+                if record.id in ids:
+                    raise SynthError(f"dialogue '{record.id}' is in shard {ids[record.id]} and shard {index}")
+                ids[record.id] = index
+                out.write(record.model_dump_json() + "\n")
+            for key, value in manifests[shards[index]]["counts"].items():
+                if key in ("requested", "written", "accepted_target", "failed"):
+                    counts[key] = counts.get(key, 0) + value
+            for key in tokens:
+                tokens[key] += manifests[shards[index]]["tokens"][key]
+    if len(ids) != counts["written"]:
+        raise SynthError(f"the shards' manifests count {counts['written']} dialogues, their files hold {len(ids)}")
+    first = manifests[shards[0]]
+    merged = {
+        **first,
+        "status": "finished",
+        "config": {**first["config"], "shard": None},
+        "counts": counts,
+        "tokens": tokens,
+        "merged_from": [str(shards[i]) for i in sorted(shards)],
+        "finished": now(),
+        "wall_s": round(sum(m["wall_s"] for m in manifests.values()), 2),
+    }
+    write_manifest(out_dir / MANIFEST_FILE, merged)
+    return merged
