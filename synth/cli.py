@@ -67,6 +67,12 @@ def generate(
     max_tokens: Optional[int] = typer.Option(None, help="Token cap per reply [default: 160]."),
     max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),
     target_min_score: Optional[float] = typer.Option(None, help="Lowest 0-1 score of a target [default: 0.75]."),
+    request_cache: Optional[bool] = typer.Option(
+        None, "--request-cache/--no-request-cache", help="Replay finished LLM calls from a SQLite cache [default: on]."
+    ),
+    request_cache_path: Optional[Path] = typer.Option(
+        None, help="Request cache file; share one across folders to reuse calls [default: OUT/requests.sqlite]."
+    ),
     shard: Optional[str] = typer.Option(
         None, help="I/N: play every N-th game from I (0-based), one of N machines; join with `synth merge`."
     ),
@@ -102,6 +108,8 @@ def generate(
         "max_utterances": max_utterances,
         "target_min_score": target_min_score,
         "progress": progress,
+        "request_cache": request_cache,
+        "request_cache_path": request_cache_path,
         "shard": shard,
     }
     try:

@@ -15,7 +15,9 @@ from synth.errors import SynthError
 BackendName = Literal["llamacpp", "openai"]
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
-NON_SEMANTIC_FIELDS = {"concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s"}
+NON_SEMANTIC_FIELDS = {
+    "concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
+}
 
 
 class SetRules(BaseModel):
@@ -83,6 +85,8 @@ class GenerateConfig(BaseModel):
     api_max_attempts: int = Field(6, ge=1)
     request_timeout_s: float = 120.0
     progress: bool = True
+    request_cache: bool = Field(True, description="replay finished LLM calls from a SQLite cache (resume, repeats)")
+    request_cache_path: Path | None = None  # default: OUT/requests.sqlite; share one path to reuse across folders
     # several machines: this run plays every N-th game spec, starting at I (one run split N ways)
     shard: str | None = Field(None, pattern=r"^\d+/\d+$", description="I/N, 0 <= I < N")
 

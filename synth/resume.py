@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 
 DIALOGUES_FILE = "dialogues.jsonl"
 MANIFEST_FILE = "manifest.json"
+REQUESTS_FILE = "requests.sqlite"  # the request cache of the run
 
 
 def check_same_run(manifest_path: Path, config: GenerateConfig) -> None:

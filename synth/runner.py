@@ -13,11 +13,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from synth.config import GenerateConfig
 from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
+from synth.llm.request_cache import CachedBackend, RequestCache
 from synth.manifest import build_manifest, now, write_manifest
 from synth.modes import BUILDERS, Game, load_data
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, check_same_run, drop_torn_tail, finished_records
+from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, REQUESTS_FILE, check_same_run, drop_torn_tail, finished_records
 from synth.shards import shard_specs
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,13 @@ def prepare_output(out_dir: Path, config: GenerateConfig, overwrite: bool) -> Pa
         check_same_run(out_dir / MANIFEST_FILE, config)
         drop_torn_tail(path)
     return path
+
+
+def cache_counts(backend: ChatBackend) -> dict[str, int]:
+    """LLM calls this process answered from the request cache, and those it sent to the model."""
+    if isinstance(backend, CachedBackend):
+        return {"llm_calls_from_cache": backend.hits, "llm_calls_to_model": backend.misses}
+    return {}
 
 
 class _Tally:
@@ -98,6 +106,8 @@ async def generate(
     data = load_data(config)
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
     backend = backend or make_backend(config)
+    if config.request_cache:
+        backend = CachedBackend(backend, RequestCache(config.request_cache_path or out_dir / REQUESTS_FILE))
     specs, game = BUILDERS[config.mode](config, data, backend, prompts)
     specs = shard_specs(specs, *config.shard_parts)
     dialogues_path = prepare_output(out_dir, config, overwrite)
@@ -114,7 +124,7 @@ async def generate(
             config,
             model=backend.model_info,
             prompt_hashes=prompts.hashes,
-            counts={**tally.counts, **data.counts},
+            counts={**tally.counts, **data.counts, **cache_counts(backend)},
             tokens=tally.tokens,
             started=started,
             wall_s=time.perf_counter() - clock,

@@ -53,7 +53,7 @@ def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
 
 
 def test_overwrite_replaces_an_earlier_run(tmp_path):
-    config = GenerateConfig(n=1, progress=False)
+    config = GenerateConfig(n=1, progress=False, request_cache=False)  # else the repeat asks the model nothing
     run(config, tmp_path)
     seen = []
 
@@ -122,3 +122,25 @@ def test_manifest_never_holds_credentials(tmp_path):
     text = (tmp_path / "manifest.json").read_text()
     assert "hunter2" not in text and "sk-abc" not in text
     assert json.loads(text)["config"]["base_url"] == "https://api.example/v1"
+
+
+def test_request_cache_replays_finished_calls(tmp_path):
+    calls = []
+
+    def counting(messages, schema):
+        calls.append(1)
+        return rule_following_script(messages, schema)
+
+    config = GenerateConfig(n=3, seed=8, progress=False)
+    first = run(config, tmp_path / "a", counting)
+    made = len(calls)
+    assert made > 0 and first["counts"]["llm_calls_to_model"] == made and first["counts"]["llm_calls_from_cache"] == 0
+    shared = tmp_path / "a" / "requests.sqlite"
+    again = run(config.model_copy(update={"request_cache_path": shared}), tmp_path / "b", counting)
+    assert len(calls) == made  # a repeated run in another folder asked the model nothing
+    assert again["counts"]["llm_calls_from_cache"] == made and again["fingerprint"] == first["fingerprint"]
+    assert comparable(read_records(tmp_path / "b")) == comparable(read_records(tmp_path / "a"))
+    other_seed = run(GenerateConfig(n=1, seed=9, progress=False, request_cache_path=shared), tmp_path / "c", counting)
+    assert other_seed["counts"]["llm_calls_to_model"] > 0  # different games, different keys
+    run(config.model_copy(update={"request_cache": False}), tmp_path / "d", counting)
+    assert not (tmp_path / "d" / "requests.sqlite").exists()
