@@ -76,6 +76,12 @@ def generate(
     shard: Optional[str] = typer.Option(
         None, help="I/N: play every N-th game from I (0-based), one of N machines; join with `synth merge`."
     ),
+    price_prompt: Optional[float] = typer.Option(None, "--price-prompt", help="USD per million prompt tokens (cost accounting)."),
+    price_completion: Optional[float] = typer.Option(
+        None, "--price-completion", help="USD per million completion tokens (cost accounting)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Play a few games and estimate tokens, cost and time for --n."),
+    dry_run_sample: int = typer.Option(3, help="Games the dry run plays."),
     config: Optional[Path] = typer.Option(None, "--config", help="YAML file of generation settings."),
     overwrite: bool = typer.Option(False, help="Replace dialogues already in --out."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Show a progress bar."),
@@ -111,9 +117,18 @@ def generate(
         "request_cache": request_cache,
         "request_cache_path": request_cache_path,
         "shard": shard,
+        "price_prompt_per_mtok": price_prompt,
+        "price_completion_per_mtok": price_completion,
     }
     try:
         settings = load_config(config, overrides)
+        if dry_run:
+            from synth.estimate import estimate
+
+            figures = asyncio.run(estimate(settings, out, sample=dry_run_sample))
+            for key, value in figures.items():
+                typer.echo(f"{key:32} {value}")
+            return
         manifest = asyncio.run(run_generate(settings, out, overwrite=overwrite))
     except SynthError as exc:
         raise fail(str(exc)) from None

@@ -17,6 +17,7 @@ BackendName = Literal["llamacpp", "openai"]
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
     "concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
+    "price_prompt_per_mtok", "price_completion_per_mtok",
 }
 
 
@@ -87,6 +88,9 @@ class GenerateConfig(BaseModel):
     progress: bool = True
     request_cache: bool = Field(True, description="replay finished LLM calls from a SQLite cache (resume, repeats)")
     request_cache_path: Path | None = None  # default: OUT/requests.sqlite; share one path to reuse across folders
+    # cost accounting (USD per million tokens; unset: tokens are counted, cost is not)
+    price_prompt_per_mtok: float | None = Field(None, ge=0)
+    price_completion_per_mtok: float | None = Field(None, ge=0)
     # several machines: this run plays every N-th game spec, starting at I (one run split N ways)
     shard: str | None = Field(None, pattern=r"^\d+/\d+$", description="I/N, 0 <= I < N")
 
@@ -124,6 +128,12 @@ class GenerateConfig(BaseModel):
     @property
     def turn_cap(self) -> int:
         return self.max_utterances or (20 if self.mode == "gorecdial" else 12)
+
+    def cost_usd(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What these tokens cost at the configured prices; None when no price is set."""
+        if self.price_prompt_per_mtok is None and self.price_completion_per_mtok is None:
+            return None
+        return (prompt_tokens * (self.price_prompt_per_mtok or 0) + completion_tokens * (self.price_completion_per_mtok or 0)) / 1e6
 
     def fingerprint(self) -> str:
         """sha256 over the semantic fields: equal fingerprints mean the same dialogues. The shard is left

@@ -92,6 +92,7 @@ class Generation(BaseModel):
     llm_calls: int = 0
     latency_s: float = 0.0
     format_retries: int = 0
+    cost_usd: float | None = None  # at the run's configured prices
 
 
 class DialogueRecord(BaseModel):

@@ -126,6 +126,7 @@ async def generate(
             prompt_hashes=prompts.hashes,
             counts={**tally.counts, **data.counts, **cache_counts(backend)},
             tokens=tally.tokens,
+            cost_usd=config.cost_usd(tally.tokens["prompt"], tally.tokens["completion"]),
             started=started,
             wall_s=time.perf_counter() - clock,
             status=status,
@@ -155,18 +156,17 @@ async def generate(
 
 
 async def _play_all(game: Game, specs: list, path: Path, tally: _Tally, config: GenerateConfig) -> None:
-    semaphore = asyncio.Semaphore(config.concurrency)
+    """`concurrency` workers take the next spec as they finish one, so only that many games (not n) are
+    alive at a time; each record is appended and flushed the moment its game ends."""
     clock = time.perf_counter()
-
-    async def play(spec: Any) -> DialogueRecord:
-        async with semaphore:
-            return await game.play(spec)
-
+    pending = iter(specs)  # shared by the workers; asyncio runs one at a time, so no lock is needed
     with _progress(config.progress) as progress, path.open("a", encoding="utf-8") as out:
         resumed, resumed_tokens = tally.counts["written"], tally.tokens["prompt"] + tally.tokens["completion"]
         task = progress.add_task("generate", total=resumed + len(specs), completed=resumed, rates="", failed=tally.counts["failed"])
-        for finished in asyncio.as_completed([play(spec) for spec in specs]):
-            record = await finished
+
+        def save(record: DialogueRecord) -> None:
+            gen = record.generation
+            gen.cost_usd = config.cost_usd(gen.prompt_tokens, gen.completion_tokens)
             out.write(record.model_dump_json() + "\n")
             out.flush()
             tally.add(record)
@@ -174,3 +174,9 @@ async def _play_all(game: Game, specs: list, path: Path, tally: _Tally, config: 
             tokens = tally.tokens["prompt"] + tally.tokens["completion"] - resumed_tokens
             rates = _rates(tally.counts["written"] - resumed, tokens, elapsed)
             progress.update(task, advance=1, rates=rates, failed=tally.counts["failed"])
+
+        async def worker() -> None:
+            for spec in pending:
+                save(await game.play(spec))
+
+        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(specs), 1)))))

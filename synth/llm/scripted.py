@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Callable
 from typing import Any
 
@@ -15,9 +17,9 @@ class ScriptedBackend:
 
     name = "scripted"
 
-    def __init__(self, script: Script):
-        self._script = script
-        self.calls: list[list[Message]] = []
+    def __init__(self, script: Script, *, keep_calls: bool = True):
+        self._script, self._keep_calls = script, keep_calls
+        self.calls: list[list[Message]] = []  # every call's messages, for assertions (keep_calls=False: none)
 
     @property
     def model_info(self) -> ModelInfo:
@@ -37,10 +39,26 @@ class ScriptedBackend:
         grammar: str | None = None,
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
-        self.calls.append(messages)
+        if self._keep_calls:
+            self.calls.append(messages)
         text = self._script(messages, json_schema)
         prompt_words = sum(len(m["content"].split()) for m in messages)
         return Completion(text, prompt_words, len(text.split()), "stop")
 
     async def aclose(self) -> None:
         return None
+
+
+def rule_following_script(messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
+    """A seeker that accepts exactly when told the suggestion is its target; a recommender that picks the
+    last candidate (where a forced target lands) and otherwise asks."""
+    props = (schema or {}).get("properties", {})
+    if "item" in props:
+        choice = props["item"]["enum"][-1]
+        return json.dumps({"think": "fits", "item": choice, "utterance": f"You might like {choice}."})
+    if "think" in props:
+        return json.dumps({"think": "need more", "utterance": "What mood are you in?"})
+    if "accept" in props:
+        accept = "this is the movie you hoped for" in messages[-1]["content"]
+        return json.dumps({"utterance": "Sounds great!" if accept else "Not for me.", "accept": accept})
+    return json.dumps({"utterance": "I like smart, moody films."})

@@ -128,3 +128,17 @@ def test_real_model_summarises_reviews_once(tmp_path, catalog, reviews):
         assert "Reviewers liked: " in described[item].description
     _, counts = asyncio.run(run())
     assert counts == {"summaries_cached": 2, "summaries_made": 0, "summaries_failed": 0}
+
+
+def test_dry_run_estimates_a_large_run_from_one_real_game(tmp_path):
+    result = run_synth(
+        "generate", "--dry-run", "--dry-run-sample", "1", "--n", "50000", "--max-utterances", "4", "--model", SMOLLM,
+        "--price-prompt", "0.1", "--price-completion", "0.4", "--out", str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    figures = dict(line.split(None, 1) for line in result.stdout.splitlines() if line.strip())
+    assert figures["sample_dialogues"] == "1" and figures["n"] == "50000"
+    per_dialogue = float(figures["prompt_tokens_per_dialogue"])
+    assert per_dialogue > 300 and int(figures["prompt_tokens_total"]) == round(per_dialogue * 50000)
+    assert float(figures["cost_usd_total"]) > 0 and float(figures["hours_at_concurrency"]) > 0
+    assert not (tmp_path / "dialogues.jsonl").exists()

@@ -9,7 +9,7 @@ from synth.personas import ReviewIndex, make_game_specs
 from synth.prompting import PromptSet
 from synth.retrievers.bm25 import BM25Retriever
 from synth.simulators import Recommender, Sampling, Seeker
-from tests.conftest import rule_following_script
+from synth.llm.scripted import rule_following_script
 
 
 def make_game(catalog, reviews, script, rules=GameRules(), retries=2):

@@ -9,7 +9,7 @@ from synth.llm.scripted import ScriptedBackend
 from synth.personas import make_game_specs
 from synth.records import DialogueRecord
 from synth.runner import generate
-from tests.conftest import rule_following_script
+from synth.llm.scripted import rule_following_script
 
 
 def run(config, out, script=rule_following_script, **kwargs):
@@ -144,3 +144,26 @@ def test_request_cache_replays_finished_calls(tmp_path):
     assert other_seed["counts"]["llm_calls_to_model"] > 0  # different games, different keys
     run(config.model_copy(update={"request_cache": False}), tmp_path / "d", counting)
     assert not (tmp_path / "d" / "requests.sqlite").exists()
+
+
+def test_cost_is_accounted_per_dialogue_and_run(tmp_path):
+    config = GenerateConfig(n=2, seed=3, progress=False, price_prompt_per_mtok=2.0, price_completion_per_mtok=10.0)
+    manifest = run(config, tmp_path)
+    records = read_records(tmp_path)
+    for r in records:
+        assert r.generation.cost_usd == pytest.approx((r.generation.prompt_tokens * 2 + r.generation.completion_tokens * 10) / 1e6)
+    assert manifest["cost_usd"] == pytest.approx(sum(r.generation.cost_usd for r in records), abs=1e-6)
+    assert manifest["fingerprint"] == GenerateConfig(n=2, seed=3).fingerprint()  # prices do not change dialogues
+
+
+def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
+    from synth.estimate import estimate
+
+    config = GenerateConfig(n=1000, seed=3, progress=False, price_prompt_per_mtok=1.0, price_completion_per_mtok=1.0)
+    figures = asyncio.run(estimate(config, tmp_path, sample=2, backend=ScriptedBackend(rule_following_script)))
+    whole = run(GenerateConfig(n=2, seed=3, progress=False), tmp_path / "two")
+    per_dialogue = (whole["tokens"]["prompt"] + whole["tokens"]["completion"]) / 2
+    assert figures["sample_dialogues"] == 2 and figures["n"] == 1000
+    assert figures["prompt_tokens_total"] + figures["completion_tokens_total"] == pytest.approx(per_dialogue * 1000, abs=2)
+    assert figures["cost_usd_total"] == pytest.approx(per_dialogue * 1000 / 1e6, abs=0.01)
+    assert not (tmp_path / "dialogues.jsonl").exists() and (tmp_path / "requests.sqlite").exists()

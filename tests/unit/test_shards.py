@@ -11,7 +11,7 @@ from synth.errors import SynthError
 from synth.llm.scripted import ScriptedBackend
 from synth.runner import generate
 from synth.shards import merge_runs
-from tests.conftest import rule_following_script
+from synth.llm.scripted import rule_following_script
 from tests.helpers import run_synth
 from tests.unit.test_runner import comparable, read_records
 

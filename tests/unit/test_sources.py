@@ -8,7 +8,7 @@ from synth.data.sources import load_movielens_rt
 from synth.llm.scripted import ScriptedBackend
 from synth.personas import make_game_specs
 from synth.runner import generate
-from tests.conftest import rule_following_script
+from synth.llm.scripted import rule_following_script
 from tests.helpers import read_records
 
 

@@ -1,0 +1,1 @@
+"""Speed and memory benchmarks, printing figures measured side by side in one run."""
