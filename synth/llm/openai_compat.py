@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -28,8 +29,11 @@ _PROBE_SCHEMA = {
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """Rate limits, server errors, timeouts and dropped connections; never 4xx client errors."""
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
+    """Rate limits, server errors, timeouts, dropped connections and a 200 whose body is not a completion
+    (a proxy's error page); never 4xx client errors."""
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, openai.APIResponseValidationError)):
+        return True
+    if isinstance(exc, json.JSONDecodeError):
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500
