@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import os
+import threading
 import time
 from collections import OrderedDict
 from functools import lru_cache
@@ -45,6 +46,7 @@ class LlamaCppBackend:
         self._resolved: ResolvedModel | None = None
         self._contexts: OrderedDict[str, Any] = OrderedDict()
         self._lock = asyncio.Lock()
+        self._in_use = threading.Lock()
 
     @property
     def model_info(self) -> ModelInfo:
@@ -86,7 +88,8 @@ class LlamaCppBackend:
             self._contexts[""] = await asyncio.to_thread(self._new_context)
 
     def _complete_sync(self, messages: list[Message], kwargs: dict[str, Any]) -> dict[str, Any]:
-        return self._context_for(messages).create_chat_completion(messages=messages, **kwargs)
+        with self._in_use:  # held while llama.cpp computes, so aclose() never frees a context in use
+            return self._context_for(messages).create_chat_completion(messages=messages, **kwargs)
 
     async def complete(
         self,
@@ -124,6 +127,11 @@ class LlamaCppBackend:
         )
 
     async def aclose(self) -> None:
-        for context in self._contexts.values():
-            context.close()
-        self._contexts.clear()
+        """Free the contexts, after the call in flight (if Ctrl-C cancelled its task) has finished."""
+        await asyncio.to_thread(self._in_use.acquire)
+        try:
+            for context in self._contexts.values():
+                context.close()
+            self._contexts.clear()
+        finally:
+            self._in_use.release()

@@ -1,6 +1,7 @@
-"""kill -9 in the middle of a real embedded-model run, then the same command again: exactly n dialogues,
+"""kill -9 (and Ctrl-C) in the middle of a real embedded-model run, then the same command again: exactly n dialogues,
 none lost or doubled, the same records as a run that was never interrupted."""
 
+import json
 import os
 import signal
 import subprocess
@@ -40,3 +41,23 @@ def test_kill_9_then_resume(tmp_path):
     whole = tmp_path / "whole"
     assert run_synth(*ARGS, "--out", str(whole)).returncode == 0
     assert comparable(records) == comparable(read_records(whole))
+
+
+def test_ctrl_c_finishes_cleanly_then_resumes(tmp_path):
+    process = subprocess.Popen([synth_command(), *ARGS, "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    dialogues = tmp_path / "dialogues.jsonl"
+    deadline = time.monotonic() + 600
+    while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr.decode()
+    assert "interrupted: finished dialogues and the manifest are in" in stderr.decode()
+    assert "Traceback" not in stderr.decode()
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["counts"]["written"] == len(read_records(tmp_path)) >= 1
+    assert dialogues.read_text().endswith("\n")  # no record was cut
+
+    assert run_synth(*ARGS, "--out", str(tmp_path)).returncode == 0
+    assert sorted(r.id for r in read_records(tmp_path)) == [f"pearl-3-{i:06d}" for i in range(4)]
