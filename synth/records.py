@@ -88,6 +88,7 @@ class Generation(BaseModel):
     seed: int
     retriever: str | None = None  # pearl: e.g. "bm25", "hybrid(bm25+dense(sentence-transformers/all-MiniLM-L6-v2))"
     prompt_tokens: int = 0
+    prompt_tokens_evaluated: int | None = None  # embedded backend: prompt tokens not reused from the KV cache
     completion_tokens: int = 0
     llm_calls: int = 0
     latency_s: float = 0.0

@@ -75,6 +75,8 @@ class _Tally:
         self.counts["failed"] += bool(record.errors)
         self.tokens["prompt"] += record.generation.prompt_tokens
         self.tokens["completion"] += record.generation.completion_tokens
+        if record.generation.prompt_tokens_evaluated is not None:
+            self.tokens["prompt_evaluated"] = self.tokens.get("prompt_evaluated", 0) + record.generation.prompt_tokens_evaluated
 
 
 def _rates(dialogues: int, tokens: int, elapsed: float) -> str:

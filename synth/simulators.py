@@ -30,6 +30,7 @@ class Usage:
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_tokens_evaluated: int | None = None
     calls: int = 0
     latency_s: float = 0.0
     format_retries: int = 0
@@ -37,6 +38,8 @@ class Usage:
 
     def add(self, completion: Completion) -> None:
         self.prompt_tokens += completion.prompt_tokens
+        if completion.prompt_tokens_evaluated is not None:
+            self.prompt_tokens_evaluated = (self.prompt_tokens_evaluated or 0) + completion.prompt_tokens_evaluated
         self.completion_tokens += completion.completion_tokens
         self.calls += 1
         self.latency_s += completion.latency_s
@@ -53,6 +56,7 @@ class Usage:
             seed=seed,
             retriever=retriever,
             prompt_tokens=self.prompt_tokens,
+            prompt_tokens_evaluated=self.prompt_tokens_evaluated,
             completion_tokens=self.completion_tokens,
             llm_calls=self.calls,
             latency_s=round(self.latency_s, 3),

@@ -17,6 +17,7 @@ class Completion:
     completion_tokens: int
     finish_reason: str | None
     latency_s: float = 0.0
+    prompt_tokens_evaluated: int | None = None  # computed, not served from a KV cache (None: unknown)
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class LlamaCppBackend:
         self._contexts: OrderedDict[str, Any] = OrderedDict()
         self._lock = asyncio.Lock()
         self._in_use = threading.Lock()
+        self._evaluated: dict[int, int] = {}  # id(context) -> prompt tokens it has evaluated so far
 
     @property
     def model_info(self) -> ModelInfo:
@@ -87,9 +88,18 @@ class LlamaCppBackend:
         if not self._contexts:
             self._contexts[""] = await asyncio.to_thread(self._new_context)
 
-    def _complete_sync(self, messages: list[Message], kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _complete_sync(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """The completion, and how many prompt tokens llama.cpp evaluated for it (the rest came from the
+        context's KV cache: the longest prefix shared with what the context held)."""
         with self._in_use:  # held while llama.cpp computes, so aclose() never frees a context in use
-            return self._context_for(messages).create_chat_completion(messages=messages, **kwargs)
+            context = self._context_for(messages)
+            out = context.create_chat_completion(messages=messages, **kwargs)
+            from llama_cpp import llama_perf_context
+
+            total = int(llama_perf_context(context._ctx.ctx).n_p_eval)  # cumulative per context
+            before = self._evaluated.get(id(context), 0)
+            self._evaluated[id(context)] = total
+            return out, total - before
 
     async def complete(
         self,
@@ -114,7 +124,7 @@ class LlamaCppBackend:
             kwargs["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
         async with self._lock:
             start = time.perf_counter()
-            out = await asyncio.to_thread(self._complete_sync, messages, kwargs)
+            out, evaluated = await asyncio.to_thread(self._complete_sync, messages, kwargs)
             latency = time.perf_counter() - start
         choice = out["choices"][0]
         usage = out.get("usage") or {}
@@ -124,6 +134,7 @@ class LlamaCppBackend:
             completion_tokens=int(usage.get("completion_tokens", 0)),
             finish_reason=choice.get("finish_reason"),
             latency_s=latency,
+            prompt_tokens_evaluated=evaluated,
         )
 
     async def aclose(self) -> None:

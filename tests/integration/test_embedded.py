@@ -49,9 +49,12 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
         assert record.generation.backend == "llamacpp"
         assert record.generation.model == "smollm2-135m"
         assert record.generation.prompt_tokens > 500 and record.generation.completion_tokens > 20
+        # each role's llama.cpp context keeps its KV cache: far fewer prompt tokens are computed than sent
+        assert 0 < record.generation.prompt_tokens_evaluated < 0.6 * record.generation.prompt_tokens
     manifest = json.loads((smollm_run / "manifest.json").read_text())
     assert manifest["status"] == "finished" and manifest["counts"]["written"] == 2
     assert manifest["tokens"]["completion"] == sum(r.generation.completion_tokens for r in records)
+    assert manifest["tokens"]["prompt_evaluated"] == sum(r.generation.prompt_tokens_evaluated for r in records)
     assert manifest["model"]["source"] == SMOLLM
 
 
