@@ -8,16 +8,14 @@ from typing import Any
 
 from synth.config import GenerateConfig
 from synth.llm.base import ChatBackend
-from synth.resume import DIALOGUES_FILE, REQUESTS_FILE
-from synth.records import DialogueRecord
+from synth.resume import DIALOGUES_FILE, REQUESTS_FILE, finished_records
+from synth.runner import generate
 
 
 async def estimate(config: GenerateConfig, out_dir: Path, *, sample: int = 3, backend: ChatBackend | None = None) -> dict[str, Any]:
     """Tokens, cost and LLM time for `config.n` dialogues, from the first `sample` games played for real.
 
     Nothing is written to `out_dir` except the request cache, so the real run replays the sample's calls."""
-    from synth.runner import generate
-
     played = min(sample, config.n)
     with tempfile.TemporaryDirectory() as scratch:
         trial = config.model_copy(update={
@@ -25,8 +23,7 @@ async def estimate(config: GenerateConfig, out_dir: Path, *, sample: int = 3, ba
             "request_cache_path": config.request_cache_path or (out_dir / REQUESTS_FILE if config.request_cache else None),
         })
         await generate(trial, Path(scratch), backend=backend)
-        with open(Path(scratch) / DIALOGUES_FILE, encoding="utf-8") as handle:
-            records = [DialogueRecord.model_validate_json(line) for line in handle if line.strip()]
+        records = list(finished_records(Path(scratch) / DIALOGUES_FILE))
     count = len(records)
     prompt = sum(r.generation.prompt_tokens for r in records) / count
     completion = sum(r.generation.completion_tokens for r in records) / count

@@ -26,7 +26,8 @@ from synth.data.rt_critics import load_rt_critics
 from synth.data.sources import MOVIELENS_DEFAULT, RT_DEFAULT, movie_knowledge
 from synth.data.title_match import TitleMatcher
 from synth.modes import load_data
-from synth.records import DialogueRecord, Item
+from synth.records import Item
+from synth.resume import DIALOGUES_FILE, finished_records
 from synth.retrievers.factory import RETRIEVER_NAMES, build_retriever
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -45,9 +46,7 @@ def redial_task(path: Path) -> tuple[dict[str, Item], list[RetrievalCase], CaseR
 def run_task(run: Path) -> tuple[dict[str, Item], list[RetrievalCase], CaseReport]:
     manifest = json.loads((run / "manifest.json").read_text())
     catalog = load_data(GenerateConfig.model_validate(manifest["config"])).catalog
-    with open(run / "dialogues.jsonl") as handle:
-        records = [DialogueRecord.model_validate_json(line) for line in handle if line.strip()]
-    cases, report = synth_cases(records)
+    cases, report = synth_cases(finished_records(run / DIALOGUES_FILE))
     return catalog, cases, report
 
 

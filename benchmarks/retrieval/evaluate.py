@@ -32,9 +32,9 @@ class RetrieverScore:
         return asdict(self)
 
 
-def case_pool(case: RetrievalCase, catalog_ids: Sequence[str], pool_size: int | None, seed: int, index: int) -> set[str]:
+def case_pool(case: RetrievalCase, catalog_ids: frozenset[str], pool_size: int | None, seed: int, index: int) -> set[str]:
     """The catalog less the items mentioned before; with `pool_size`, a seeded sample that keeps the target."""
-    pool = set(catalog_ids) - case.exclude
+    pool = catalog_ids - case.exclude
     if pool_size is None or pool_size >= len(pool):
         return pool
     others = sorted(pool - {case.target})
@@ -58,8 +58,9 @@ def score_retriever(
     build_s = time.perf_counter() - started
     ranks: list[int | None] = []
     searching = 0.0
+    catalog = frozenset(catalog_ids)  # once, not per case
     for index, case in enumerate(track(cases, description=f"{task}: {name}", disable=not progress)):
-        pool = case_pool(case, catalog_ids, pool_size, seed, index)
+        pool = case_pool(case, catalog, pool_size, seed, index)
         started = time.perf_counter()
         ranked = retriever.search(case.query, pool, DEPTH)
         searching += time.perf_counter() - started

@@ -91,7 +91,7 @@ def test_synth_cases_follow_the_game(catalog, reviews):
 
 def test_sampled_pool_keeps_the_target_and_is_seeded():
     case = RetrievalCase("d", "q", "5", frozenset({"1"}))
-    ids = [str(i) for i in range(1, 100)]
+    ids = frozenset(str(i) for i in range(1, 100))
     pool = case_pool(case, ids, 10, seed=0, index=3)
     assert len(pool) == 10 and "5" in pool and "1" not in pool
     assert pool == case_pool(case, ids, 10, seed=0, index=3) != case_pool(case, ids, 10, seed=0, index=4)
