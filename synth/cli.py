@@ -31,14 +31,34 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
+def parse_key_values(pairs: list[str], option: str) -> dict[str, object]:
+    """KEY=VALUE strings as a dict, each VALUE read as YAML (numbers, booleans, lists)."""
+    import yaml
+
+    parsed: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint=option)
+        parsed[key.strip()] = yaml.safe_load(value)
+    return parsed
+
+
 @app.command()
 def generate(
     n: Optional[int] = typer.Option(None, "--n", help="Number of dialogues [default: 3]."),
     out: Path = typer.Option(Path("runs/demo"), "--out", help="Output folder (dialogues.jsonl, manifest.json)."),
     seed: Optional[int] = typer.Option(None, help="Run seed [default: 0]."),
-    backend: Optional[str] = typer.Option(None, help="llamacpp (embedded, default) or openai."),
+    backend: Optional[str] = typer.Option(
+        None, help="llamacpp (embedded, default), openai (any compatible server) or vllm (offline engine, 'vllm' extra)."
+    ),
     model: Optional[str] = typer.Option(
-        None, help="PATH.gguf, hf:REPO/FILE.gguf, packaged:NAME, or a model name on an OpenAI-compatible server."
+        None,
+        help="PATH.gguf, hf:REPO/FILE.gguf or packaged:NAME (llamacpp); a model name on the server (openai); "
+        "a Hub repo id, a model folder, PATH.gguf or packaged:NAME (vllm).",
+    ),
+    vllm_arg: Optional[list[str]] = typer.Option(
+        None, "--vllm-arg", help="KEY=VALUE passed to vllm.LLM, e.g. tensor_parallel_size=2 (repeatable)."
     ),
     base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint [env: OPENAI_BASE_URL]."),
     structured: Optional[str] = typer.Option(None, help="auto, json_schema, json_object or none (openai backend)."),
@@ -119,6 +139,7 @@ def generate(
         "shard": shard,
         "price_prompt_per_mtok": price_prompt,
         "price_completion_per_mtok": price_completion,
+        "vllm_engine_args": parse_key_values(vllm_arg, "--vllm-arg") if vllm_arg else None,
     }
     try:
         settings = load_config(config, overrides)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synth.errors import SynthError
 
-BackendName = Literal["llamacpp", "openai"]
+BackendName = Literal["llamacpp", "openai", "vllm"]
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
@@ -78,6 +78,9 @@ class GenerateConfig(BaseModel):
     structured: Literal["auto", "json_schema", "json_object", "none"] = "auto"
     n_ctx: int = 4096
     n_threads: int | None = None
+    vllm_engine_args: dict[str, Any] = Field(
+        default_factory=dict, description="extra vllm.LLM arguments, e.g. tensor_parallel_size, gpu_memory_utilization"
+    )
     # sampling
     temperature: float = 0.0
     max_tokens: int = 160

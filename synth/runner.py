@@ -30,6 +30,10 @@ def make_backend(config: GenerateConfig) -> ChatBackend:
         from synth.llm.llamacpp import LlamaCppBackend
 
         return LlamaCppBackend(config.model, n_ctx=config.n_ctx, n_threads=config.n_threads)
+    if config.backend == "vllm":
+        from synth.llm.vllm_offline import VLLMBackend
+
+        return VLLMBackend(config.model, max_model_len=config.n_ctx, **config.vllm_engine_args)
     from synth.llm.openai_compat import OpenAIBackend
 
     return OpenAIBackend(

@@ -3,35 +3,62 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
-import threading
 import time
-from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from synth.errors import SynthError
 from synth.llm.base import Completion, Message, ModelInfo
 from synth.llm.gguf_models import ResolvedModel, resolve_model
 
+T = TypeVar("T")
+
 
 @lru_cache(maxsize=256)
-def schema_to_gbnf(schema_json: str) -> str:
-    """GBNF grammar text for a JSON schema (llama.cpp's own converter)."""
+def _schema_json_to_gbnf(schema_json: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     return json_schema_to_gbnf(schema_json)
 
 
+def grammar_for(json_schema: dict[str, Any]) -> str:
+    """GBNF grammar text for a JSON schema (llama.cpp's own converter). The properties keep their order,
+    which is the order the model must write them in (a recommender's "think" before its "item")."""
+    return _schema_json_to_gbnf(json.dumps(json_schema))
+
+
+def _prompt_text(messages: list[Message]) -> str:
+    return "\x00".join(f"{m['role']}\x01{m['content']}" for m in messages)
+
+
+@dataclass
+class _Slot:
+    """One llama.cpp context and the prompt it evaluated last."""
+
+    context: Any
+    prompt: str = ""
+    used: int = 0
+
+    def shared_prefix(self, text: str) -> int:
+        return len(os.path.commonprefix([self.prompt, text]))
+
+
 class LlamaCppBackend:
     """One in-process model; calls are serialised and run off the event loop.
 
-    The seeker and the recommender alternate with different system prompts, so one context would
-    re-read the whole prompt on every call. A small LRU pool of contexts, keyed by the system prompt
-    and sharing the memory-mapped weights, lets llama.cpp reuse each role's cached prefix instead
-    (measured on SmolLM2, 12 alternating calls: 37.6 s with one context, 14.2 s with two).
+    A dialogue's prompts grow by a turn at a time, but the seeker and the recommender alternate with
+    different prompts, so one context would re-read the whole prompt on every call. A small pool of
+    contexts sharing the memory-mapped weights avoids that: each call goes to the context whose last
+    prompt shares the longest prefix with it (as llama-server picks a slot), and llama.cpp evaluates only
+    the tokens after that prefix. With two contexts, one dialogue at a time (calls are serialised, so
+    more in flight gain nothing here) keeps each role's transcript evaluated, and the recommender's
+    instructions stay evaluated across dialogues. `n_contexts=1` is the naive baseline of the perf
+    benchmark.
     """
 
     name = "llamacpp"
@@ -43,10 +70,13 @@ class LlamaCppBackend:
         self._n_ctx = n_ctx
         self._n_threads = n_threads or os.cpu_count() or 1
         self._n_contexts = max(1, n_contexts)
+        self._clock = 0
         self._resolved: ResolvedModel | None = None
-        self._contexts: OrderedDict[str, Any] = OrderedDict()
-        self._lock = asyncio.Lock()
-        self._in_use = threading.Lock()
+        self._contexts: list[_Slot] = []
+        # Every llama.cpp call runs on this one thread, in order: llama.cpp (built with OpenMP) keeps a
+        # thread team per calling thread, and teams on several threads fight over the cores. The order
+        # also means aclose() frees the contexts only after a call in flight (cancelled by Ctrl-C) ends.
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llamacpp")
         self._evaluated: dict[int, int] = {}  # id(context) -> prompt tokens it has evaluated so far
 
     @property
@@ -71,35 +101,44 @@ class LlamaCppBackend:
             raise SynthError(f"cannot load model {self._resolved.path}: {exc}") from None
 
     def _context_for(self, messages: list[Message]) -> Any:
-        """The context that last served this system prompt, else a new or the least recently used one."""
-        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-        key = hashlib.sha256(system.encode()).hexdigest()
-        if key in self._contexts:
-            self._contexts.move_to_end(key)
-        elif len(self._contexts) < self._n_contexts:
-            self._contexts[key] = self._new_context()
-        else:
-            _, context = self._contexts.popitem(last=False)
-            self._contexts[key] = context
-        return self._contexts[key]
+        """The context whose last prompt shares the longest prefix with these messages, when that covers
+        the whole system prompt; else an unused or new context while the pool has room, else the least
+        recently used one."""
+        text = _prompt_text(messages)
+        system_chars = len(_prompt_text(messages[:1])) if messages and messages[0]["role"] == "system" else 1
+        self._clock += 1
+        best = max(self._contexts, key=lambda slot: (slot.shared_prefix(text), -slot.used), default=None)
+        if best is None or best.shared_prefix(text) < system_chars:
+            unused = [slot for slot in self._contexts if not slot.prompt]
+            if unused:
+                best = unused[0]
+            elif len(self._contexts) < self._n_contexts:
+                best = _Slot(self._new_context())
+                self._contexts.append(best)
+            else:
+                best = min(self._contexts, key=lambda slot: slot.used)
+        best.prompt, best.used = text, self._clock
+        return best.context
+
+    async def _on_llama_thread(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
 
     async def check(self) -> None:
         """Resolve and load the model once, so a missing or broken file fails before any dialogue."""
         if not self._contexts:
-            self._contexts[""] = await asyncio.to_thread(self._new_context)
+            self._contexts.append(_Slot(await self._on_llama_thread(self._new_context)))
 
     def _complete_sync(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """The completion, and how many prompt tokens llama.cpp evaluated for it (the rest came from the
         context's KV cache: the longest prefix shared with what the context held)."""
-        with self._in_use:  # held while llama.cpp computes, so aclose() never frees a context in use
-            context = self._context_for(messages)
-            out = context.create_chat_completion(messages=messages, **kwargs)
-            from llama_cpp import llama_perf_context
+        from llama_cpp import llama_perf_context
 
-            total = int(llama_perf_context(context._ctx.ctx).n_p_eval)  # cumulative per context
-            before = self._evaluated.get(id(context), 0)
-            self._evaluated[id(context)] = total
-            return out, total - before
+        context = self._context_for(messages)
+        out = context.create_chat_completion(messages=messages, **kwargs)
+        total = int(llama_perf_context(context._ctx.ctx).n_p_eval)  # cumulative per context
+        before = self._evaluated.get(id(context), 0)
+        self._evaluated[id(context)] = total
+        return out, total - before
 
     async def complete(
         self,
@@ -116,16 +155,15 @@ class LlamaCppBackend:
 
         await self.check()
         if json_schema is not None and grammar is None:
-            grammar = schema_to_gbnf(json.dumps(json_schema, sort_keys=True))
+            grammar = grammar_for(json_schema)
         kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop or []}
         if seed is not None:
             kwargs["seed"] = seed
         if grammar is not None:
             kwargs["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
-        async with self._lock:
-            start = time.perf_counter()
-            out, evaluated = await asyncio.to_thread(self._complete_sync, messages, kwargs)
-            latency = time.perf_counter() - start
+        start = time.perf_counter()
+        out, evaluated = await self._on_llama_thread(self._complete_sync, messages, kwargs)
+        latency = time.perf_counter() - start
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(
@@ -139,10 +177,10 @@ class LlamaCppBackend:
 
     async def aclose(self) -> None:
         """Free the contexts, after the call in flight (if Ctrl-C cancelled its task) has finished."""
-        await asyncio.to_thread(self._in_use.acquire)
-        try:
-            for context in self._contexts.values():
-                context.close()
-            self._contexts.clear()
-        finally:
-            self._in_use.release()
+        await self._on_llama_thread(self._close_contexts)
+        self._thread.shutdown(wait=True)  # the thread ends, and its OpenMP team with it
+
+    def _close_contexts(self) -> None:
+        for slot in self._contexts:
+            slot.context.close()
+        self._contexts.clear()

@@ -1,14 +1,10 @@
 """The openai backend against a real OpenAI-compatible server: llama-cpp-python's own server."""
 
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
+from synth.benchmarks.perf.servers import llama_cpp_server
 from synth.llm.gguf_models import resolve_model
 from tests.helpers import read_records, run_synth
 
@@ -16,45 +12,15 @@ pytestmark = pytest.mark.integration
 SECRET = "sk-test-secret-do-not-log-4242"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
     model = resolve_model("packaged:smollm2-135m").path
-    port = free_port()
-    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--api_key", SECRET],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
+    log = tmp_path_factory.mktemp("server") / "server.log"
     try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}; see {log.name}")
-            try:
-                request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {SECRET}"})
-                with urllib.request.urlopen(request, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("llama_cpp.server did not come up in 120 s")
-                time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        with llama_cpp_server(model, log, api_key=SECRET) as url:
+            yield url
+    except RuntimeError as exc:
+        pytest.fail(f"llama_cpp.server: {exc}; see {log}")
 
 
 def test_generates_through_an_openai_compatible_server(server_url, tmp_path):

@@ -1,0 +1,60 @@
+"""A real OpenAI-compatible server on 127.0.0.1 for benchmarks and tests: llama-cpp-python's own."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_serving(url: str, proc: subprocess.Popen, *, api_key: str | None, timeout_s: float) -> None:
+    """Poll GET {url}/models until it answers 200; RuntimeError when the process dies or time runs out."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode} before answering")
+        try:
+            with urllib.request.urlopen(urllib.request.Request(f"{url}/models", headers=headers), timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not answer within {timeout_s:.0f} s") from None
+            time.sleep(0.5)
+
+
+@contextmanager
+def llama_cpp_server(
+    model: Path, log_path: Path, *, api_key: str | None = None, n_ctx: int = 4096, timeout_s: float = 120
+) -> Iterator[str]:
+    """Run `python -m llama_cpp.server` on a free port; yields its /v1 base URL, stops it on exit."""
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", str(n_ctx)]
+    if api_key:
+        command += ["--api_key", api_key]
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}/v1"
+            wait_until_serving(url, proc, api_key=api_key, timeout_s=timeout_s)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
