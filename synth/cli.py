@@ -168,6 +168,82 @@ def generate(
 
 
 
+def dotted(pairs: dict[str, object]) -> dict[str, object]:
+    """{'form.max_turns': 30} -> {'form': {'max_turns': 30}}."""
+    nested: dict[str, object] = {}
+    for key, value in pairs.items():
+        *parents, leaf = key.split(".")
+        node = nested
+        for part in parents:
+            node = node.setdefault(part, {})  # type: ignore[assignment]
+        node[leaf] = value
+    return nested
+
+
+@app.command("filter")
+def filter_command(
+    source: Path = typer.Argument(..., help="A run folder (its dialogues.jsonl), a synth .jsonl or a PEARL-format .json/.jsonl."),
+    out: Path = typer.Option(..., "--out", help="Output folder: dialogues.jsonl (kept), dropped.jsonl, filter_report.json."),
+    input_format: str = typer.Option("auto", "--format", help="auto, synth or pearl."),
+    filters: Optional[str] = typer.Option(
+        None,
+        help="Comma-separated filters or groups: basic, preference, all, repetition, target_leak, wrong_acceptance, "
+        "recommender_faults, form, persona_contradiction, guess_contradiction [default: basic].",
+    ),
+    judge: Optional[str] = typer.Option(None, help="Preference filters' judge: llm (default) or nli (a cross-encoder)."),
+    nli_model: Optional[str] = typer.Option(
+        None, help="NLI cross-encoder, hub name or folder [default: cross-encoder/nli-deberta-v3-xsmall]."
+    ),
+    nli_threshold: Optional[float] = typer.Option(None, help="Contradiction probability that drops a dialogue [default: 0.8]."),
+    judge_backend: Optional[str] = typer.Option(None, help="LLM judge backend: llamacpp (embedded, default), openai or vllm."),
+    judge_model: Optional[str] = typer.Option(None, help="LLM judge model (as for `synth generate --model`)."),
+    judge_base_url: Optional[str] = typer.Option(None, help="LLM judge endpoint (openai backend) [env: OPENAI_BASE_URL]."),
+    judge_concurrency: Optional[int] = typer.Option(None, help="LLM judge calls in flight at once [default: 1]."),
+    preference_on: Optional[str] = typer.Option(
+        None, help="kept: judge only what the basic filters kept (default); all: judge every dialogue (full overlaps)."
+    ),
+    setting: Optional[list[str]] = typer.Option(
+        None, "--set", help="FILTER.OPTION=VALUE, e.g. form.max_turns=30 or repetition.similarity=85 (repeatable)."
+    ),
+    config: Optional[Path] = typer.Option(None, "--config", help="YAML file of filter settings."),
+    overwrite: bool = typer.Option(False, help="Replace the outputs already in --out."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of tables."),
+) -> None:
+    """Drop bad dialogues (basic and preference-based filters), each drop with its filter, reason and evidence."""
+    import json
+
+    from synth.filters.config import FilterConfig
+    from synth.filters.pipeline import filter_run
+    from synth.filters.report import print_report
+
+    if input_format not in ("auto", "synth", "pearl"):
+        raise typer.BadParameter("expected auto, synth or pearl", param_hint="--format")
+    llm = {"backend": judge_backend, "model": judge_model, "base_url": judge_base_url, "concurrency": judge_concurrency}
+    overrides = {
+        "filters": [name.strip() for name in filters.split(",") if name.strip()] if filters else None,
+        "judge": judge,
+        "nli_model": nli_model,
+        "nli_threshold": nli_threshold,
+        "preference_on": preference_on,
+        "llm": {k: v for k, v in llm.items() if v is not None} or None,
+        **dotted(parse_key_values(setting or [], "--set")),
+    }
+    try:
+        settings = load_config(config, overrides, FilterConfig)
+        report = asyncio.run(
+            filter_run(source, out, settings, format=input_format, overwrite=overwrite, progress=progress)  # type: ignore[arg-type]
+        )
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print_report(report)
+    summary = f"kept {report['kept']} of {report['dialogues']} dialogues in {out}; reasons in {out / 'dropped.jsonl'}"
+    typer.echo(summary, err=as_json)
+
+
 @app.command()
 def merge(
     shards: list[Path] = typer.Argument(..., help="The output folders of every shard of one run."),

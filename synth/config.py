@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from synth.errors import SynthError
 
 BackendName = Literal["llamacpp", "openai", "vllm"]
+Settings = TypeVar("Settings", bound=BaseModel)
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
@@ -35,10 +36,27 @@ class SetRules(BaseModel):
     points_temperature: float = 0.1  # points = softmax(similarity / temperature) over the candidates
 
 
-class GenerateConfig(BaseModel):
-    """Everything that decides which dialogues `synth generate` writes."""
+class BackendSettings(BaseModel):
+    """Which LLM answers and how it is reached (generation, and the LLM judge of `synth filter`)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    backend: BackendName = "llamacpp"
+    model: str | None = None
+    base_url: str | None = None
+    structured: Literal["auto", "json_schema", "json_object", "none"] = "auto"
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    vllm_engine_args: dict[str, Any] = Field(
+        default_factory=dict, description="extra vllm.LLM arguments, e.g. tensor_parallel_size, gpu_memory_utilization"
+    )
+    concurrency: int = Field(1, ge=1, description="dialogues (or judge calls) in flight at once")
+    api_max_attempts: int = Field(6, ge=1)
+    request_timeout_s: float = 120.0
+
+
+class GenerateConfig(BackendSettings):
+    """Everything that decides which dialogues `synth generate` writes."""
 
     n: int = Field(3, ge=1, description="number of dialogues")
     seed: int = 0
@@ -71,23 +89,10 @@ class GenerateConfig(BaseModel):
     set_rules: SetRules = Field(default_factory=SetRules)
     embedding_dim: int = Field(32, ge=2)
     min_item_ratings: int = Field(20, ge=1, description="items rated fewer times are left out of the embeddings")
-    # backend
-    backend: BackendName = "llamacpp"
-    model: str | None = None
-    base_url: str | None = None
-    structured: Literal["auto", "json_schema", "json_object", "none"] = "auto"
-    n_ctx: int = 4096
-    n_threads: int | None = None
-    vllm_engine_args: dict[str, Any] = Field(
-        default_factory=dict, description="extra vllm.LLM arguments, e.g. tensor_parallel_size, gpu_memory_utilization"
-    )
     # sampling
     temperature: float = 0.0
     max_tokens: int = 160
     # throughput
-    concurrency: int = Field(1, ge=1)
-    api_max_attempts: int = Field(6, ge=1)
-    request_timeout_s: float = 120.0
     progress: bool = True
     request_cache: bool = Field(True, description="replay finished LLM calls from a SQLite cache (resume, repeats)")
     request_cache_path: Path | None = None  # default: OUT/requests.sqlite; share one path to reuse across folders
@@ -145,9 +150,10 @@ class GenerateConfig(BaseModel):
         return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
 
 
-def load_config(path: Path | None, overrides: dict[str, object]) -> GenerateConfig:
-    """Config from an optional YAML file, with command-line values (non-None) on top."""
-    values: dict[str, object] = {}
+def load_config(path: Path | None, overrides: dict[str, object], model: type[Settings] = GenerateConfig) -> Settings:  # type: ignore[assignment]
+    """Config from an optional YAML file, with command-line values (non-None) on top; nested mappings
+    (e.g. a filter's settings) are merged key by key."""
+    values: dict[str, Any] = {}
     if path is not None:
         try:
             loaded = yaml.safe_load(path.read_text()) or {}
@@ -156,11 +162,21 @@ def load_config(path: Path | None, overrides: dict[str, object]) -> GenerateConf
         if not isinstance(loaded, dict):
             raise SynthError(f"{path}: a config file must be a YAML mapping")
         values.update(loaded)
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    merge_into(values, {k: v for k, v in overrides.items() if v is not None})
     try:
-        return GenerateConfig.model_validate(values)
+        return model.model_validate(values)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
         source = f"{path}: " if path else ""
         raise SynthError(f"{source}config field '{field}': {err['msg']}") from None
+
+
+def merge_into(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` merged into `base` in place: mappings recursively, everything else replaced."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merge_into(base[key], value)
+        else:
+            base[key] = value
+    return base

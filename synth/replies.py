@@ -16,6 +16,9 @@ _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
 # Length caps (characters) that keep a whole reply inside the default max_tokens of 160.
 UTTERANCE_MAX_CHARS = 300
 THINK_MAX_CHARS = 160
+CAP_SLACK_CHARS = 5  # a text this close to the cap was most likely closed by it
+_TERMINAL = set(".!?…\"'”’)")
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 
 
 class ReplyFormatError(ValueError):
@@ -81,13 +84,26 @@ def extract_json(text: str) -> dict[str, Any]:
 
 
 def clean_utterance(value: Any) -> str:
-    """Strip a leaked role prefix and surrounding quotes; an empty result is a format error."""
+    """Strip a leaked role prefix and surrounding quotes; an empty result is a format error, and an
+    utterance the length cap cut mid-sentence is cut back to its last whole sentence."""
     if not isinstance(value, str):
         raise ReplyFormatError("'utterance' is missing or not a string")
     text = _ROLE_PREFIX.sub("", value.strip()).strip().strip('"').strip()
     if not text:
         raise ReplyFormatError("'utterance' is empty")
-    return text
+    return trim_at_cap(text)
+
+
+def trim_at_cap(text: str, limit: int = UTTERANCE_MAX_CHARS) -> str:
+    """The schema's maxLength closes a long string wherever it reaches the cap, often mid-sentence
+    (`synth filter` found most such utterances 'cut off'). Such a text ends at its last full sentence;
+    one without any full sentence is a format error, so the call is retried."""
+    if len(text) < limit - CAP_SLACK_CHARS or text[-1] in _TERMINAL:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    if not ends:
+        raise ReplyFormatError(f"'utterance' was cut off by the {limit}-character cap before its first sentence ended")
+    return text[: ends[-1]].strip()
 
 
 def parse_seeker(text: str, *, decides: bool) -> SeekerReply:

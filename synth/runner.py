@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from synth.config import GenerateConfig
 from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
+from synth.llm.factory import make_backend
 from synth.llm.request_cache import CachedBackend, RequestCache
 from synth.manifest import build_manifest, now, write_manifest
 from synth.modes import BUILDERS, Game, load_data
@@ -22,28 +23,6 @@ from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, REQUESTS_FILE, check_sam
 from synth.shards import shard_specs
 
 log = logging.getLogger(__name__)
-
-
-def make_backend(config: GenerateConfig) -> ChatBackend:
-    """The backend the config names (heavy imports happen only for the one chosen)."""
-    if config.backend == "llamacpp":
-        from synth.llm.llamacpp import LlamaCppBackend
-
-        return LlamaCppBackend(config.model, n_ctx=config.n_ctx, n_threads=config.n_threads)
-    if config.backend == "vllm":
-        from synth.llm.vllm_offline import VLLMBackend
-
-        return VLLMBackend(config.model, max_model_len=config.n_ctx, **config.vllm_engine_args)
-    from synth.llm.openai_compat import OpenAIBackend
-
-    return OpenAIBackend(
-        config.model,
-        base_url=config.base_url,
-        structured=config.structured,
-        max_concurrency=config.concurrency,
-        max_attempts=config.api_max_attempts,
-        timeout_s=config.request_timeout_s,
-    )
 
 
 def prepare_output(out_dir: Path, config: GenerateConfig, overwrite: bool) -> Path:

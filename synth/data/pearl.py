@@ -7,15 +7,15 @@ Each object has `dialogue` (strings "Seeker: ..." / "Recommender: ..."), `user_p
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from synth.data.bad_lines import BadLines
-from synth.data.readers import collect, peek, read_json_document, read_json_lines, validate
 from synth.data.dialogues import Dialogue, DialogueTurn, Role
+from synth.data.readers import collect, peek, read_json_document, read_json_lines, validate
 from synth.errors import InputError
 
 _PREFIX = re.compile(r"\s*(seeker|recommender)\s*:\s*", re.IGNORECASE)
@@ -35,6 +35,16 @@ def load_pearl(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialogu
     """PEARL dialogues; `line` in errors is the 1-based dialogue index (JSON list) or the line (JSON Lines)."""
     bad_lines = BadLines() if bad_lines is None else bad_lines
     return collect(path, _records(path, bad_lines), lambda raw, line: _dialogue(raw, path, line), bad_lines)
+
+
+def iter_pearl(path: Path, *, bad_lines: BadLines | None = None) -> Iterator[tuple[int, Any, Dialogue]]:
+    """(line, the raw object, the Dialogue) one by one, for stages that write records back unchanged."""
+    bad_lines = BadLines() if bad_lines is None else bad_lines
+    for line, raw in _records(path, bad_lines):
+        try:
+            yield line, raw, _dialogue(raw, path, line)
+        except InputError as error:
+            bad_lines.report(error)
 
 
 def _records(path: Path, bad_lines: BadLines) -> Iterable[tuple[int, Any]]:

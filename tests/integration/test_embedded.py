@@ -145,3 +145,22 @@ def test_dry_run_estimates_a_large_run_from_one_real_game(tmp_path):
     assert per_dialogue > 300 and int(figures["prompt_tokens_total"]) == round(per_dialogue * 50000)
     assert float(figures["cost_usd_total"]) > 0 and float(figures["hours_at_concurrency"]) > 0
     assert not (tmp_path / "dialogues.jsonl").exists()
+
+
+def test_filter_runs_on_a_generated_run(smollm_run, tmp_path):
+    """`synth filter` on real generated dialogues: every dialogue is either kept unchanged or dropped
+    with its filters' reasons, and the report adds up."""
+    out = tmp_path / "filtered"
+    result = run_synth("filter", str(smollm_run), "--out", str(out), "--no-progress", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    generated = {r.id: r for r in read_records(smollm_run)}
+    kept = read_records(out)
+    dropped = [json.loads(line) for line in (out / "dropped.jsonl").read_text().splitlines()]
+    assert sorted([r.id for r in kept] + [d["id"] for d in dropped]) == sorted(generated)
+    assert all(r == generated[r.id] for r in kept)
+    assert (report["dialogues"], report["kept"], report["dropped"]) == (2, len(kept), len(dropped))
+    for entry in dropped:
+        assert entry["drops"] and all(d["filter"] in report["filters"] and d["reason"] for d in entry["drops"])
+        assert sum(report["filters"][d["filter"]]["dropped"] >= 1 for d in entry["drops"]) == len(entry["drops"])
+    assert json.loads((out / "manifest.json").read_text())["filter"]["dropped"] == len(dropped)

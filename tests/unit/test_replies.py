@@ -1,8 +1,11 @@
+import json
+
 import pytest
 
 from synth.records import Item
 from synth.replies import (
     END_MARKER,
+    UTTERANCE_MAX_CHARS,
     ReplyFormatError,
     extract_json,
     normalise_title,
@@ -10,6 +13,7 @@ from synth.replies import (
     parse_seeker,
     recommender_schema,
     seeker_schema,
+    trim_at_cap,
 )
 
 HEAT = Item(id="m1", title="Heat", year=1995, genres=["Crime"])
@@ -78,3 +82,14 @@ def test_schemas_constrain_the_choice():
 def test_normalise_title():
     assert normalise_title("The Matrix (1999)") == "the matrix"
     assert normalise_title("Ocean's Eleven") == "ocean s eleven"
+
+
+def test_an_utterance_cut_by_the_length_cap_ends_at_its_last_sentence():
+    whole = "I'd love something light. It should make me laugh!"
+    cut = (whole + " Maybe a comedy with " + "a lot of heart and " * 20)[:UTTERANCE_MAX_CHARS]
+    assert trim_at_cap(cut) == whole
+    reply = parse_seeker(json.dumps({"utterance": cut, "accept": True}), decides=True)
+    assert reply.utterance == whole + " [EOD]"
+    assert trim_at_cap(whole) == whole  # short texts are left alone
+    with pytest.raises(ReplyFormatError, match="cut off by the 300-character cap"):
+        trim_at_cap(("and then " * 50)[:UTTERANCE_MAX_CHARS])

@@ -1,0 +1,100 @@
+"""Which filters run and with which settings: a pydantic model, loadable from YAML, each field
+overridable on the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from synth.filters.acceptance import WrongAcceptance
+from synth.filters.form import Form
+from synth.filters.recommender_faults import RecommenderFaults
+from synth.filters.repetition import Repetition
+from synth.filters.target_leak import TargetLeak
+
+from synth.config import BackendSettings
+
+BASIC_FILTERS = (
+    "repetition",
+    "target_leak",
+    "wrong_acceptance",
+    "recommender_faults",
+    "form",
+)
+PREFERENCE_FILTERS = ("persona_contradiction", "guess_contradiction")
+GROUPS = {
+    "basic": BASIC_FILTERS,
+    "preference": PREFERENCE_FILTERS,
+    "all": BASIC_FILTERS + PREFERENCE_FILTERS,
+}
+DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
+
+
+class FilterConfig(BaseModel):
+    """Everything `synth filter` needs besides its input and output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filters: list[str] = Field(
+        default_factory=lambda: ["basic"],
+        description="filter names or groups (basic, preference, all)",
+    )
+    repetition: Repetition = Field(default_factory=Repetition)
+    target_leak: TargetLeak = Field(default_factory=TargetLeak)
+    wrong_acceptance: WrongAcceptance = Field(default_factory=WrongAcceptance)
+    recommender_faults: RecommenderFaults = Field(default_factory=RecommenderFaults)
+    form: Form = Field(default_factory=Form)
+    # preference filters
+    judge: Literal["llm", "nli"] = Field(
+        "llm",
+        description="how contradictions are found: an LLM judge (default; no NLI model ships offline) or an NLI cross-encoder",
+    )
+    nli_model: str = Field(
+        DEFAULT_NLI_MODEL,
+        description="sentence-transformers CrossEncoder: hub name or folder",
+    )
+    nli_threshold: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="contradiction probability from which a pair is a contradiction",
+    )
+    nli_batch_size: int = Field(32, ge=1)
+    llm: BackendSettings = Field(default_factory=BackendSettings, description="the LLM judge's backend")
+    llm_max_tokens: int = Field(200, ge=16)
+    llm_retries: int = Field(2, ge=0)
+    llm_screen: bool = Field(
+        False, description="one screening call per dialogue picks the pair to check (fewer calls; for strong models)"
+    )
+    prompts_dir: Path | None = None
+    preference_on: Literal["kept", "all"] = Field(
+        "kept",
+        description="judge only the dialogues the basic filters kept (cheaper), or all of them (full overlap figures)",
+    )
+    examples: int = Field(3, ge=0, description="example drops per filter in the report")
+
+    @field_validator("filters")
+    @classmethod
+    def _known(cls, names: list[str]) -> list[str]:
+        unknown = [n for n in names if n not in GROUPS and n not in GROUPS["all"]]
+        if unknown:
+            raise ValueError(f"unknown filter {unknown[0]!r}; known: {', '.join((*GROUPS, *GROUPS['all']))}")
+        if not names:
+            raise ValueError("name at least one filter")
+        return names
+
+    @property
+    def selected(self) -> list[str]:
+        """The filters to run, groups expanded, in their canonical order."""
+        wanted = {name for entry in self.filters for name in GROUPS.get(entry, (entry,))}
+        return [name for name in GROUPS["all"] if name in wanted]
+
+    @property
+    def basic(self) -> list:
+        """The selected basic filters, configured."""
+        return [getattr(self, name) for name in self.selected if name in BASIC_FILTERS]
+
+    @property
+    def preference(self) -> list[str]:
+        return [name for name in self.selected if name in PREFERENCE_FILTERS]

@@ -1,0 +1,280 @@
+"""`synth filter`: read a synth run or a PEARL-format file, run the chosen filters on every dialogue,
+write the kept records, the dropped ones with their reasons, and the report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from synth.filters.base import Verdict
+from synth.filters.config import FilterConfig
+from synth.filters.dialogue import FilterDialogue, from_pearl, from_record
+from synth.filters.judging import ContradictionJudge, JudgeError
+from synth.filters.preference import GuessContradiction, PersonaContradiction
+from synth.filters.report import ReportBuilder, drop_entry
+
+from synth.data.dialogue_formats import detect_format
+from synth.data.pearl import iter_pearl
+from synth.data.readers import read_lines
+from synth.errors import InputError, SynthError
+from synth.llm.openai_compat import redact_url
+from synth.manifest import now, write_manifest
+from synth.records import DialogueRecord
+from synth.resume import DIALOGUES_FILE, MANIFEST_FILE
+
+InputFormat = Literal["auto", "synth", "pearl"]
+DROPPED_FILE = "dropped.jsonl"
+REPORT_FILE = "filter_report.json"
+CHUNK = 256  # dialogues read, judged and written together
+_SYNTH_KEYS = {"turns", "outcome", "target_item"}
+
+
+def resolve_input(source: Path, format: InputFormat = "auto") -> tuple[Literal["synth", "pearl"], Path]:
+    """The format and the file to read: a run folder means its dialogues.jsonl."""
+    path = source / DIALOGUES_FILE if source.is_dir() else source
+    if not path.exists():
+        raise InputError(
+            path,
+            "no such file" if not source.is_dir() else "this folder holds no dialogues.jsonl",
+        )
+    if format != "auto":
+        return format, path
+    first = next((line for _, line in read_lines(path) if line.strip()), "")
+    try:
+        keys = set(json.loads(first)) if first.lstrip().startswith("{") else set()
+    except json.JSONDecodeError:
+        keys = set()
+    if _SYNTH_KEYS <= keys:
+        return "synth", path
+    found = detect_format(path)
+    if found != "pearl":
+        raise InputError(
+            path,
+            f"this is a {found} file; synth filter reads synth runs and PEARL-format files",
+        )
+    return "pearl", path
+
+
+def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[FilterDialogue]:
+    """The filter view of every dialogue in `path`; a bad record is an error naming its line and field."""
+    if format == "pearl":
+        for _, raw, dialogue in iter_pearl(path):
+            yield from_pearl(dialogue, raw)
+        return
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = DialogueRecord.model_validate_json(line)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(part) for part in error["loc"]) or None
+            raise InputError(
+                path,
+                f"not a dialogue record ({error['msg']})",
+                line=number,
+                field=field,
+            ) from None
+        yield from_record(record, line)
+
+
+def chunks(items: Iterable[FilterDialogue], size: int) -> Iterator[list[FilterDialogue]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, Verdict]:
+    """Every selected basic filter's verdict on one dialogue."""
+    return {f.name: f.check(dialogue) for f in config.basic}
+
+
+async def judged_verdict(check: Any, dialogue: FilterDialogue, limit: asyncio.Semaphore) -> Verdict:
+    """A preference filter's verdict; a judge that cannot answer keeps the dialogue and says why."""
+    async with limit:
+        try:
+            return await check(dialogue)
+        except JudgeError as exc:
+            return Verdict(True, f"judge failed: {exc}")
+        except SynthError:
+            raise
+        except Exception as exc:  # a backend error must not end the run: record it, keep the dialogue
+            return Verdict(True, f"judge failed: {type(exc).__name__}: {exc}")
+
+
+class _Outputs:
+    """Kept and dropped records, written to .part files and renamed into place when the run ends."""
+
+    def __init__(self, out_dir: Path, overwrite: bool):
+        self.paths = {
+            "kept": out_dir / DIALOGUES_FILE,
+            "dropped": out_dir / DROPPED_FILE,
+        }
+        for path in [*self.paths.values(), out_dir / REPORT_FILE]:
+            if path.exists() and not overwrite:
+                raise SynthError(f"{path} exists: pass --overwrite to replace it, or choose another --out")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self.handles = {k: p.with_name(p.name + ".part").open("w", encoding="utf-8") for k, p in self.paths.items()}
+
+    def write(self, dialogue: FilterDialogue, drops: list[dict[str, Any]]) -> None:
+        if not drops:
+            self.handles["kept"].write(dialogue.raw + "\n")
+            return
+        self.handles["dropped"].write(
+            f'{{"id": {json.dumps(dialogue.id)}, "drops": {json.dumps(drops, ensure_ascii=False)}, "record": {dialogue.raw}}}\n'
+        )
+
+    def close(self, finished: bool) -> None:
+        """Move the outputs into place, or (after an error) remove the partial ones."""
+        for key, handle in self.handles.items():
+            handle.close()
+            part = Path(handle.name)
+            if finished:
+                part.replace(self.paths[key])
+            else:
+                part.unlink(missing_ok=True)
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("filtering"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        disable=not enabled,
+        transient=False,
+    )
+
+
+async def filter_run(
+    source: Path,
+    out_dir: Path,
+    config: FilterConfig,
+    *,
+    format: InputFormat = "auto",
+    judge: ContradictionJudge | None = None,
+    overwrite: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Filter `source` into `out_dir`; returns the report (also written to filter_report.json)."""
+    kind, path = resolve_input(source, format)
+    if out_dir.resolve() == path.parent.resolve():
+        raise SynthError(f"--out {out_dir} is the input's own folder: choose another one")
+    started, wall = now(), time.perf_counter()
+    outputs = _Outputs(out_dir, overwrite)
+    own_judge = judge is None and bool(config.preference)
+    if own_judge:
+        from synth.filters.judges import make_judge
+
+        judge = make_judge(config, out_dir)
+    preference = [cls(judge) for cls in (PersonaContradiction, GuessContradiction) if cls.name in config.preference]
+    in_flight = config.llm.concurrency if config.judge == "llm" else 1
+    limit = asyncio.Semaphore(in_flight)
+    chunk_size = max(8, 2 * in_flight) if preference else CHUNK  # judged chunks are slow: report progress often
+    builder = ReportBuilder(config.selected, config.examples)
+    finished = False
+    try:
+        if judge is not None and preference:
+            await judge.check()
+        total = sum(1 for _ in read_lines(path)) if kind == "synth" else None
+        with _progress(progress) as bar:
+            task = bar.add_task("filter", total=total, rate="")
+            for chunk in chunks(read_dialogues(path, kind), chunk_size):
+                verdicts = [basic_verdicts(d, config) for d in chunk]
+                await _judge_chunk(chunk, verdicts, preference, config, limit)
+                for dialogue, found in zip(chunk, verdicts):
+                    failed = builder.add(dialogue.id, found)
+                    outputs.write(
+                        dialogue,
+                        [drop_entry(None, name, found[name]) for name in failed],
+                    )
+                seconds = time.perf_counter() - wall
+                bar.update(
+                    task,
+                    advance=len(chunk),
+                    rate=f"{builder.dialogues / seconds:,.0f} dialogues/s",
+                )
+        finished = True
+    finally:
+        outputs.close(finished)
+        if own_judge and judge is not None:
+            await judge.aclose()
+    seconds = time.perf_counter() - wall
+    report = builder.build(
+        input=str(source),
+        format=kind,
+        filters_run=config.selected,
+        preference_method=judge.description if preference and judge is not None else None,
+        preference_on=config.preference_on if preference else None,
+        settings=_settings(config),
+        started=started,
+        seconds=round(seconds, 3),
+        dialogues_per_s=round(builder.dialogues / seconds, 1) if seconds else None,
+    )
+    (out_dir / REPORT_FILE).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    _carry_manifest(path.parent / MANIFEST_FILE, out_dir / MANIFEST_FILE, report)
+    return report
+
+
+async def _judge_chunk(
+    chunk: list[FilterDialogue],
+    verdicts: list[dict[str, Verdict]],
+    preference: list,
+    config: FilterConfig,
+    limit: asyncio.Semaphore,
+) -> None:
+    """Add the preference filters' verdicts to `verdicts`, judging the dialogues concurrently."""
+    if not preference:
+        return
+    jobs, slots = [], []
+    for dialogue, found in zip(chunk, verdicts):
+        judge_it = config.preference_on == "all" or all(v.keep for v in found.values())
+        for check in preference:
+            if judge_it and check.applies(dialogue):
+                jobs.append(judged_verdict(check.check, dialogue, limit))
+                slots.append((found, check.name))
+    for (found, name), verdict in zip(slots, await asyncio.gather(*jobs)):
+        found[name] = verdict
+
+
+def _settings(config: FilterConfig) -> dict[str, Any]:
+    """The settings as the report shows them: an endpoint's credentials, if any, removed."""
+    settings = config.model_dump(mode="json", exclude={"examples"})
+    if settings["llm"].get("base_url"):
+        settings["llm"]["base_url"] = redact_url(settings["llm"]["base_url"])
+    return settings
+
+
+def _carry_manifest(source: Path, target: Path, report: dict[str, Any]) -> None:
+    """A filtered run keeps its generation manifest, with what the filters did added."""
+    if not source.exists():
+        return
+    try:
+        manifest = json.loads(source.read_text())
+    except (OSError, json.JSONDecodeError):
+        return
+    summary = {k: v for k, v in report.items() if k not in ("filters", "settings")}
+    summary["per_filter"] = {
+        name: {k: row[k] for k in ("ran_on", "dropped", "drop_rate")} for name, row in report["filters"].items()
+    }
+    manifest["filter"] = summary
+    manifest["counts"] = {
+        **manifest.get("counts", {}),
+        "written": report["kept"],
+        "filtered_out": report["dropped"],
+    }
+    write_manifest(target, manifest)
