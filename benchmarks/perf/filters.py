@@ -36,7 +36,7 @@ from synth.llm.factory import make_backend
 from synth.prompting import PromptSet
 
 app = typer.Typer(add_completion=False)
-console = Console()
+console = Console(width=110)
 
 
 def repeat_run(source: Path, n: int, target: Path) -> int:
