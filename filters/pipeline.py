@@ -19,7 +19,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from synth.filters.base import Verdict
+from synth.filters.base import AsyncFilter, Verdict
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import FilterDialogue, from_pearl, from_record
 from synth.filters.judging import ContradictionJudge, JudgeError
@@ -102,11 +102,11 @@ def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, 
     return {f.name: f.check(dialogue) for f in config.basic}
 
 
-async def judged_verdict(check: Any, dialogue: FilterDialogue, limit: asyncio.Semaphore) -> Verdict:
+async def judged_verdict(check: AsyncFilter, dialogue: FilterDialogue, limit: asyncio.Semaphore) -> Verdict:
     """A preference filter's verdict; a judge that cannot answer keeps the dialogue and says why."""
     async with limit:
         try:
-            return await check(dialogue)
+            return await check.check(dialogue)
         except JudgeError as exc:
             return Verdict(True, f"judge failed: {exc}")
         except SynthError:
@@ -181,7 +181,9 @@ async def filter_run(
         from synth.filters.judges import make_judge
 
         judge = make_judge(config, out_dir)
-    preference = [cls(judge) for cls in (PersonaContradiction, GuessContradiction) if cls.name in config.preference]
+    preference: list[AsyncFilter] = [
+        cls(judge) for cls in (PersonaContradiction, GuessContradiction) if cls.name in config.preference
+    ]
     in_flight = config.llm.concurrency if config.judge == "llm" else 1
     limit = asyncio.Semaphore(in_flight)
     chunk_size = max(8, 2 * in_flight) if preference else CHUNK  # judged chunks are slow: report progress often
@@ -233,7 +235,7 @@ async def filter_run(
 async def _judge_chunk(
     chunk: list[FilterDialogue],
     verdicts: list[dict[str, Verdict]],
-    preference: list,
+    preference: list[AsyncFilter],
     config: FilterConfig,
     limit: asyncio.Semaphore,
 ) -> None:
@@ -245,7 +247,7 @@ async def _judge_chunk(
         judge_it = config.preference_on == "all" or all(v.keep for v in found.values())
         for check in preference:
             if judge_it and check.applies(dialogue):
-                jobs.append(judged_verdict(check.check, dialogue, limit))
+                jobs.append(judged_verdict(check, dialogue, limit))
                 slots.append((found, check.name))
     for (found, name), verdict in zip(slots, await asyncio.gather(*jobs)):
         found[name] = verdict
