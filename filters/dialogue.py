@@ -154,6 +154,7 @@ def from_pearl(dialogue: Dialogue, raw: dict[str, Any]) -> FilterDialogue:
         target=target,
         target_title=gt,
         persona=persona_statements(dialogue.meta.get("user_persona")),
+        _spotter=spotter,
     )
 
 

@@ -19,7 +19,7 @@ from synth.filters.titles import normalise
 from synth.llm.base import ChatBackend
 from synth.prompting import PromptSet
 from synth.replies import ReplyFormatError, extract_json
-from synth.simulators import RETRY_TEMPERATURE
+from synth.simulators import ask_until_parsed
 
 # What each kind calls its claims and premises in the screen's JSON answer, and a claim in the stance check.
 _FIELDS: dict[str, tuple[str, str]] = {"persona": ("utterance", "review"), "guess": ("note", "statement")}
@@ -152,24 +152,15 @@ class LLMJudge:
         return await self._ask(user, STANCE_SCHEMA, read)
 
     async def _ask(self, user: str, schema: dict[str, Any], read: Any) -> Any:
-        messages = [
-            {"role": "system", "content": self.prompts.render("judge_system")},
-            {"role": "user", "content": user},
-        ]
-        problems = []
-        for attempt in range(self.retries + 1):
-            completion = await self.backend.complete(
-                messages,
-                max_tokens=self.max_tokens,
-                temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
-                seed=self.seed + attempt,
-                json_schema=schema,
+        messages = [{"role": "system", "content": self.prompts.render("judge_system")}, {"role": "user", "content": user}]
+        problems: list[str] = []
+        try:
+            return await ask_until_parsed(
+                self.backend, messages, schema, lambda text: read(extract_json(text)), max_tokens=self.max_tokens,
+                temperature=0.0, seed=self.seed, retries=self.retries, problems=problems,
             )
-            try:
-                return read(extract_json(completion.text))
-            except ReplyFormatError as exc:
-                problems.append(f"attempt {attempt + 1}: {exc}")
-        raise JudgeError(f"no valid judge answer in {len(problems)} attempts; last: {problems[-1]}")
+        except ReplyFormatError:
+            raise JudgeError(f"no valid judge answer in {len(problems)} attempts; last: {problems[-1]}") from None
 
     async def check(self) -> None:
         await self.backend.check()

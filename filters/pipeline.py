@@ -192,7 +192,7 @@ async def filter_run(
     try:
         if judge is not None and preference:
             await judge.check()
-        total = sum(1 for _ in read_lines(path)) if kind == "synth" else None
+        total = sum(1 for _ in read_lines(path)) if progress and kind == "synth" else None  # the bar's total only
         with _progress(progress) as bar:
             task = bar.add_task("filter", total=total, rate="")
             for chunk in chunks(read_dialogues(path, kind), chunk_size):

@@ -4,14 +4,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from rapidfuzz import fuzz
 
 from synth.data.movielens import split_title
-from synth.data.title_match import title_key
+from synth.data.title_match import normalise, title_key
 
-_WORD = re.compile(r"[a-z0-9]+")
 _YEAR_MENTION = re.compile(r"\(\s*((?:18|19|20)\d{2})\s*\)")
 _QUOTED_TAIL = re.compile(r"[\"“']([^\"“”']{1,80})[\"”']\s*$")
 _CONNECTIVES = {
@@ -38,12 +36,6 @@ _CONNECTIVES = {
 }
 _SENTENCE_END = (".", "!", "?", ";", ",")
 FUZZY_MIN_CHARS = 10  # shorter titles must match word for word
-
-
-def normalise(text: str) -> str:
-    """Lower-case ASCII words separated by single spaces ('&' read as 'and')."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower().replace("&", " and ")
-    return " ".join(_WORD.findall(ascii_text))
 
 
 def title_variants(title: str) -> list[str]:

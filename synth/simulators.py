@@ -100,24 +100,53 @@ class Simulator:
     ) -> Reply:
         """Call the backend until the reply parses, at most 1 + max_format_retries times."""
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        problems = []
-        for attempt in range(self.sampling.max_format_retries + 1):
-            completion = await self.backend.complete(
-                messages,
-                max_tokens=self.sampling.max_tokens,
-                temperature=self.sampling.temperature if attempt == 0 else max(self.sampling.temperature, RETRY_TEMPERATURE),
-                seed=seed + attempt,
-                json_schema=schema,
+        problems: list[str] = []
+        try:
+            return await ask_until_parsed(
+                self.backend, messages, schema, parse, max_tokens=self.sampling.max_tokens,
+                temperature=self.sampling.temperature, seed=seed, retries=self.sampling.max_format_retries,
+                problems=problems, label=f"{self.role} ", on_completion=usage.add,
             )
-            usage.add(completion)
-            try:
-                return parse(completion.text)
-            except ReplyFormatError as exc:
-                cut = " (cut off at max_tokens)" if completion.finish_reason == "length" else ""
-                problems.append(f"{self.role} attempt {attempt + 1}: {exc}{cut}")
-                usage.format_retries += 1
-        usage.format_problems.extend(problems)
-        raise ReplyFormatError(f"{self.role}: no valid reply in {len(problems)} attempts; last: {problems[-1]}")
+        except ReplyFormatError:
+            usage.format_problems.extend(problems)
+            raise ReplyFormatError(f"{self.role}: no valid reply in {len(problems)} attempts; last: {problems[-1]}") from None
+        finally:
+            usage.format_retries += len(problems)
+
+
+async def ask_until_parsed(
+    backend: ChatBackend,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    parse: Callable[[str], Reply],
+    *,
+    max_tokens: int,
+    temperature: float,
+    seed: int,
+    retries: int,
+    problems: list[str],
+    label: str = "",
+    on_completion: Callable[[Completion], None] | None = None,
+) -> Reply:
+    """`parse` of the first answer that parses, asking at most 1 + `retries` times (retries at a raised
+    temperature and the next seed). Each failure is appended to `problems`; when every attempt fails,
+    ReplyFormatError names the last one."""
+    for attempt in range(retries + 1):
+        completion = await backend.complete(
+            messages,
+            max_tokens=max_tokens,
+            temperature=temperature if attempt == 0 else max(temperature, RETRY_TEMPERATURE),
+            seed=seed + attempt,
+            json_schema=schema,
+        )
+        if on_completion is not None:
+            on_completion(completion)
+        try:
+            return parse(completion.text)
+        except ReplyFormatError as exc:
+            cut = " (cut off at max_tokens)" if completion.finish_reason == "length" else ""
+            problems.append(f"{label}attempt {attempt + 1}: {exc}{cut}")
+    raise ReplyFormatError(f"no valid reply in {len(problems)} attempts; last: {problems[-1]}")
 
 
 def verdict(review: Review) -> str:

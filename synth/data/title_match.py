@@ -9,15 +9,20 @@ from collections import defaultdict
 from synth.data.movielens import split_title
 from synth.records import Item
 
-_NON_WORD = re.compile(r"[^a-z0-9]+")
+_WORD = re.compile(r"[a-z0-9]+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an) ")
 _ALIAS = re.compile(r"\s+\((?:a\.k\.a\. )?([^()]*)\)")  # MovieLens: "Amelie (Fabuleux destin d'Amélie Poulain, Le)"
 
 
+def normalise(text: str) -> str:
+    """Lower-case ASCII words separated by single spaces: no accents or punctuation, '&' as 'and'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower().replace("&", " and ")
+    return " ".join(_WORD.findall(ascii_text))
+
+
 def title_key(title: str) -> str:
-    """Lower case, no accents or punctuation, '&' as 'and', no leading article."""
-    text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode().lower().replace("&", " and ")
-    return _LEADING_ARTICLE.sub("", _NON_WORD.sub(" ", text).strip())
+    """`normalise`d, without a leading article."""
+    return _LEADING_ARTICLE.sub("", normalise(title))
 
 
 class TitleMatcher:
