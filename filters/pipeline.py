@@ -11,7 +11,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -29,43 +28,29 @@ from synth.filters.report import ReportBuilder, drop_entry
 from synth.data.dialogue_formats import detect_format
 from synth.data.pearl import iter_pearl
 from synth.data.readers import read_lines
+from synth.data.synth_runs import dialogues_file, iter_records
 from synth.errors import InputError, SynthError
 from synth.llm.openai_compat import redact_url
 from synth.manifest import now, write_manifest
-from synth.records import DialogueRecord
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE
+from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, copy_items
 
 InputFormat = Literal["auto", "synth", "pearl"]
 DROPPED_FILE = "dropped.jsonl"
 REPORT_FILE = "filter_report.json"
 CHUNK = 256  # dialogues read, judged and written together
-_SYNTH_KEYS = {"turns", "outcome", "target_item"}
 
 
 def resolve_input(source: Path, format: InputFormat = "auto") -> tuple[Literal["synth", "pearl"], Path]:
     """The format and the file to read: a run folder means its dialogues.jsonl."""
-    path = source / DIALOGUES_FILE if source.is_dir() else source
+    path = dialogues_file(source)
     if not path.exists():
-        raise InputError(
-            path,
-            "no such file" if not source.is_dir() else "this folder holds no dialogues.jsonl",
-        )
+        raise InputError(path, "no such file" if not source.is_dir() else "this folder holds no dialogues.jsonl")
     if format != "auto":
         return format, path
-    first = next((line for _, line in read_lines(path) if line.strip()), "")
-    try:
-        keys = set(json.loads(first)) if first.lstrip().startswith("{") else set()
-    except json.JSONDecodeError:
-        keys = set()
-    if _SYNTH_KEYS <= keys:
-        return "synth", path
     found = detect_format(path)
-    if found != "pearl":
-        raise InputError(
-            path,
-            f"this is a {found} file; synth filter reads synth runs and PEARL-format files",
-        )
-    return "pearl", path
+    if found not in ("synth", "pearl"):
+        raise InputError(path, f"this is a {found} file; synth filter reads synth runs and PEARL-format files")
+    return found, path
 
 
 def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[FilterDialogue]:
@@ -74,20 +59,7 @@ def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[Fi
         for _, raw, dialogue in iter_pearl(path):
             yield from_pearl(dialogue, raw)
         return
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = DialogueRecord.model_validate_json(line)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(part) for part in error["loc"]) or None
-            raise InputError(
-                path,
-                f"not a dialogue record ({error['msg']})",
-                line=number,
-                field=field,
-            ) from None
+    for _, line, record in iter_records(path):
         yield from_record(record, line)
 
 
@@ -229,6 +201,7 @@ async def filter_run(
     )
     (out_dir / REPORT_FILE).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     _carry_manifest(path.parent / MANIFEST_FILE, out_dir / MANIFEST_FILE, report)
+    copy_items(path.parent, out_dir)
     return report
 
 

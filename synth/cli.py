@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from synth.config import load_config
 from synth.errors import SynthError
+
+if TYPE_CHECKING:
+    from synth.export.card import CardOptions
 
 app = typer.Typer(
     help="Generate, filter and benchmark synthetic conversational-recommendation dialogues.",
@@ -166,8 +169,6 @@ def generate(
         raise fail("every dialogue failed; see 'errors' in the records")
 
 
-
-
 def dotted(pairs: dict[str, object]) -> dict[str, object]:
     """{'form.max_turns': 30} -> {'form': {'max_turns': 30}}."""
     nested: dict[str, object] = {}
@@ -242,6 +243,130 @@ def filter_command(
         print_report(report)
     summary = f"kept {report['kept']} of {report['dialogues']} dialogues in {out}; reasons in {out / 'dropped.jsonl'}"
     typer.echo(summary, err=as_json)
+
+
+@app.command()
+def stats(
+    paths: list[str] = typer.Argument(
+        ..., help="Datasets: a run folder, a synth .jsonl, or a ReDial / INSPIRED / PEARL / GoRecDial file; "
+        "LABEL=PATH names a column."
+    ),
+    input_format: Optional[str] = typer.Option(
+        None, "--format", help="synth, pearl, redial, inspired, gorecdial or iard [default: detected per path]."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: one object, or a list of them for several paths."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write PNG plots into this folder."),
+    sample: Optional[int] = typer.Option(
+        None, min=2, help="Measure a seeded sample of this many dialogues per dataset (Dist-n falls as a corpus "
+        "grows: compare datasets at the same size)."
+    ),
+    seed: int = typer.Option(0, help="Seed of the dialogue and similarity samples."),
+    similarity_model: str = typer.Option(
+        "sentence-transformers/all-MiniLM-L6-v2", help="Sentence embedding model for inter-dialogue similarity."
+    ),
+    similarity_sample: int = typer.Option(500, min=2, help="Dialogues embedded for the similarity (all their pairs)."),
+    no_similarity: bool = typer.Option(False, "--no-similarity", help="Skip the inter-dialogue similarity."),
+) -> None:
+    """Dataset statistics (DESIGN.md definitions) of generated runs and human datasets, side by side."""
+    import json
+
+    from rich.console import Console
+
+    from synth.benchmarks.stats.plots import write_plots
+    from synth.benchmarks.stats.run import collect_stats, similarity_encoder
+    from synth.benchmarks.stats.table import stats_table
+    from synth.data.dialogue_formats import FORMATS
+
+    if input_format is not None and input_format not in FORMATS:
+        raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}", param_hint="--format")
+    try:
+        encoder = similarity_encoder(None if no_similarity else similarity_model)
+        all_stats, profiles = collect_stats(
+            paths, input_format, sample=sample, seed=seed, encoder=encoder, similarity_sample=similarity_sample
+        )
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        dumped = [s.model_dump(mode="json") for s in all_stats]
+        typer.echo(json.dumps(dumped[0] if len(dumped) == 1 else dumped, indent=2, ensure_ascii=False))
+    else:
+        Console(width=max(Console().width, 110)).print(stats_table(all_stats))
+    if plot is not None:
+        for path in write_plots(plot, all_stats, profiles):
+            typer.echo(f"wrote {path}", err=as_json)
+
+
+def card_options(pretty_name: str | None, license: str | None, split_seed: int, no_similarity: bool) -> CardOptions:
+    """Dataset card settings; the statistics' similarity uses the default embedding model when installed."""
+    from synth.benchmarks.stats.run import similarity_encoder
+    from synth.export.card import CardOptions
+    from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL
+
+    encoder = similarity_encoder(None if no_similarity else DEFAULT_EMBEDDING_MODEL)
+    return CardOptions(pretty_name=pretty_name, license=license, split_seed=split_seed, encoder=encoder)
+
+
+SPLITS_HELP = "Splits by user as NAME=SHARE,... [default: train=0.8,validation=0.1,test=0.1]."
+
+
+@app.command()
+def export(
+    run: Path = typer.Argument(..., help="A run folder (or a filtered one), or its dialogues .jsonl."),
+    out: Path = typer.Argument(..., help="Output folder."),
+    to: str = typer.Option(..., "--to", help="pearl (dialogues.json), redial (dialogues.jsonl + movies_with_mentions.csv) "
+                           "or hf (a DatasetDict saved with save_to_disk, and its README.md card)."),
+    splits: str = typer.Option("train=0.8,validation=0.1,test=0.1", help=SPLITS_HELP),
+    split_seed: int = typer.Option(0, help="Seed of the split by user."),
+    pretty_name: Optional[str] = typer.Option(None, help="The card's pretty_name [default: from the run folder]."),
+    license: Optional[str] = typer.Option(None, help="The card's license id [default: from the data source]."),
+    no_similarity: bool = typer.Option(False, "--no-similarity", help="Leave the similarity out of the card's statistics."),
+    overwrite: bool = typer.Option(False, help="Replace an earlier export in OUT (a README.md card is kept and merged)."),
+) -> None:
+    """Write a run as PEARL-style json, ReDial jsonl or a Hugging Face DatasetDict with a dataset card."""
+    from synth.export.exporters import export_run
+    from synth.export.splits import parse_splits
+
+    try:
+        options = card_options(pretty_name, license, split_seed, no_similarity or to != "hf")
+        files = export_run(run, to, out, shares=parse_splits(splits), options=options, overwrite=overwrite)
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"wrote {len(files)} files to {out}")
+
+
+@app.command()
+def publish(
+    run: Path = typer.Argument(..., help="A run folder (or a filtered one), or its dialogues .jsonl."),
+    repo_id: str = typer.Option(..., "--repo-id", help="OWNER/NAME of the dataset repository on the Hub."),
+    private: bool = typer.Option(False, "--private", help="Create the repository private."),
+    dry_run: Optional[Path] = typer.Option(
+        None, "--dry-run", help="Write what would be uploaded (data/*.parquet, README.md) into this folder instead."
+    ),
+    splits: str = typer.Option("train=0.8,validation=0.1,test=0.1", help=SPLITS_HELP),
+    split_seed: int = typer.Option(0, help="Seed of the split by user."),
+    pretty_name: Optional[str] = typer.Option(None, help="The card's pretty_name [default: from the run folder]."),
+    license: Optional[str] = typer.Option(None, help="The card's license id [default: from the data source]."),
+    no_similarity: bool = typer.Option(False, "--no-similarity", help="Leave the similarity out of the card's statistics."),
+    overwrite: bool = typer.Option(False, help="Replace an earlier dry run's files in the --dry-run folder."),
+) -> None:
+    """Push the run's DatasetDict and dataset card to the Hugging Face Hub (token from HF_TOKEN, never printed)."""
+    from synth.export.exporters import publish_run
+    from synth.export.splits import parse_splits
+
+    try:
+        options = card_options(pretty_name, license, split_seed, no_similarity)
+        published = publish_run(
+            run, repo_id, private=private, dry_run=dry_run, shares=parse_splits(splits), options=options,
+            overwrite=overwrite,
+        )
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    if dry_run is not None:
+        typer.echo(f"dry run: wrote {len(published.files)} files for {repo_id} to {dry_run}; nothing was uploaded")
+        for path in published.files:
+            typer.echo(f"  {path.relative_to(dry_run)}")
+    else:
+        typer.echo(f"published {repo_id}: {published.url}")
 
 
 @app.command()

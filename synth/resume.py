@@ -6,20 +6,22 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from synth.config import NON_SEMANTIC_FIELDS, GenerateConfig
+from synth.data.synth_runs import DIALOGUES_FILE as DIALOGUES_FILE  # the run layout lives with its reader
 from synth.errors import InputError, SynthError
 from synth.records import DialogueRecord
 
 log = logging.getLogger(__name__)
 
-DIALOGUES_FILE = "dialogues.jsonl"
 MANIFEST_FILE = "manifest.json"
 REQUESTS_FILE = "requests.sqlite"  # the request cache of the run
+ITEMS_FILE = "items.jsonl"  # the catalog the run drew from, so exports need no source files
 
 
 def check_same_run(manifest_path: Path, config: GenerateConfig) -> None:
@@ -88,3 +90,10 @@ def finished_records(path: Path) -> Iterator[DialogueRecord]:
                 raise InputError(path, f"dialogue '{record.id}' appears twice", line=number, field="id")
             seen.add(record.id)
             yield record
+
+
+def copy_items(run_dir: Path, out_dir: Path) -> None:
+    """Carry a run's items.jsonl into a folder derived from it (merged shards, filtered runs)."""
+    source = run_dir / ITEMS_FILE
+    if source.exists() and source.resolve() != (out_dir / ITEMS_FILE).resolve():
+        shutil.copyfile(source, out_dir / ITEMS_FILE)

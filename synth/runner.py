@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,8 @@ from synth.llm.request_cache import CachedBackend, RequestCache
 from synth.manifest import build_manifest, now, write_manifest
 from synth.modes import BUILDERS, Game, load_data
 from synth.prompting import PromptSet
-from synth.records import DialogueRecord
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, REQUESTS_FILE, check_same_run, drop_torn_tail, finished_records
+from synth.records import DialogueRecord, Item
+from synth.resume import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE, check_same_run, drop_torn_tail, finished_records
 from synth.shards import shard_specs
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,7 @@ async def generate(
             )
             data.catalog.update(described)
             data.counts.update(summary_counts)
+        write_items(out_dir / ITEMS_FILE, data.catalog)
         await _play_all(game, specs, dialogues_path, tally, config)
         status = "finished"
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -138,6 +140,14 @@ async def generate(
         manifest = save_manifest(status)
         await backend.aclose()
     return manifest
+
+
+def write_items(path: Path, catalog: dict[str, Item]) -> None:
+    """The catalog as JSON Lines, written whole or not at all."""
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        out.writelines(item.model_dump_json() + "\n" for item in catalog.values())
+    os.replace(tmp, path)
 
 
 async def _play_all(game: Game, specs: list, path: Path, tally: _Tally, config: GenerateConfig) -> None:

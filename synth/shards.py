@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from synth.errors import SynthError
 from synth.manifest import now, write_manifest
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, drop_torn_tail, finished_records
+from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, copy_items, drop_torn_tail, finished_records
 
 Spec = TypeVar("Spec")
 
@@ -92,4 +92,5 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
         "wall_s": round(sum(m["wall_s"] for m in manifests.values()), 2),
     }
     write_manifest(out_dir / MANIFEST_FILE, merged)
+    copy_items(shards[0], out_dir)
     return merged

@@ -1,11 +1,17 @@
-"""Shared fixtures: the bundled demo data."""
+"""Shared fixtures: the bundled demo data, and a small run played on it."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import pytest
 
+from synth.config import GenerateConfig
 from synth.data.sources import SourceData, load_demo
+from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.records import Item, Review
+from synth.runner import generate
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +27,13 @@ def catalog(demo: SourceData) -> dict[str, Item]:
 @pytest.fixture(scope="session")
 def reviews(demo: SourceData) -> list[Review]:
     return demo.reviews
+
+
+@pytest.fixture(scope="session")
+def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished 20-dialogue run on the demo data, played by the scripted backend (game logic, not a model):
+    14 users, some with two dialogues. Read it; copy it before changing it."""
+    folder = tmp_path_factory.mktemp("scripted-run")
+    config = GenerateConfig(n=20, seed=3, progress=False)
+    asyncio.run(generate(config, folder, backend=ScriptedBackend(rule_following_script)))
+    return folder

@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from synth.data import gorecdial_parlai, iard, inspired, pearl, redial
+from synth.data import gorecdial_parlai, iard, inspired, pearl, redial, synth_runs
 from synth.data.bad_lines import BadLines
 from synth.data.dialogues import Dialogue
-from synth.data.readers import peek
+from synth.data.readers import peek, read_lines
 from synth.errors import InputError
 
 LOADERS: dict[str, Callable[..., list[Dialogue]]] = {
@@ -18,13 +18,14 @@ LOADERS: dict[str, Callable[..., list[Dialogue]]] = {
     "iard": iard.load_iard,
     "pearl": pearl.load_pearl,
     "gorecdial": gorecdial_parlai.load_gorecdial,
+    "synth": synth_runs.load_synth,
 }
 FORMATS = tuple(LOADERS)
 
 
 def load_dialogues(path: Path | str, format: str | None = None, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
-    """Dialogues from `path` in the named format, or in the format `detect_format` finds."""
-    path = Path(path)
+    """Dialogues from `path` (a file, or a synth run folder) in the named format, or the one `detect_format` finds."""
+    path = synth_runs.dialogues_file(Path(path))
     name = format or detect_format(path)
     if name not in LOADERS:
         raise InputError(path, f"unknown dialogue format '{name}'; known formats: {', '.join(FORMATS)}")
@@ -32,7 +33,8 @@ def load_dialogues(path: Path | str, format: str | None = None, *, bad_lines: Ba
 
 
 def detect_format(path: Path) -> str:
-    """The format of `path`, told from its suffix and its first characters."""
+    """The format of `path` (a file, or a synth run folder), told from its suffix and its first characters."""
+    path = synth_runs.dialogues_file(path)
     head = peek(path)
     first_line = head.split("\n", 1)[0]
     suffix = path.suffix.lower()
@@ -45,12 +47,19 @@ def detect_format(path: Path) -> str:
             return "pearl"
         if '"dialogue_info"' in head:
             return "iard"
-        keys = _object_keys(first_line)
+        keys = _object_keys(_first_line(path))
+        if synth_runs.RECORD_KEYS <= keys:
+            return "synth"
         if "messages" in keys:
             return "redial"
         if "dialogue" in keys:
             return "pearl"
     raise InputError(path, f"cannot tell the dialogue format from the file; pass one of: {', '.join(FORMATS)}")
+
+
+def _first_line(path: Path) -> str:
+    """The whole first non-blank line (a synth record is longer than `peek` reads)."""
+    return next((line for _, line in read_lines(path) if line.strip()), "")
 
 
 def _object_keys(line: str) -> set[str]:

@@ -62,6 +62,7 @@ def _dialogue(raw: Any, path: Path, line: int) -> Dialogue:
         id=str(line),
         source="pearl",
         turns=[_turn(utterance, position, path, line) for position, utterance in enumerate(record.dialogue, start=1)],
+        seeker_id=str(raw["user_id"]) if raw.get("user_id") is not None else None,  # synth's PEARL export has one
         meta={
             "user_persona": record.user_persona,
             "gt_movie_title": record.gt_movie_title,

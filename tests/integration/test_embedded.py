@@ -164,3 +164,22 @@ def test_filter_runs_on_a_generated_run(smollm_run, tmp_path):
         assert entry["drops"] and all(d["filter"] in report["filters"] and d["reason"] for d in entry["drops"])
         assert sum(report["filters"][d["filter"]]["dropped"] >= 1 for d in entry["drops"]) == len(entry["drops"])
     assert json.loads((out / "manifest.json").read_text())["filter"]["dropped"] == len(dropped)
+
+
+def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
+    """`synth stats` and every export read a run the embedded model really wrote."""
+    records = read_records(smollm_run)
+    result = run_synth("stats", str(smollm_run), "--json", "--no-similarity")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    assert stats["dialogues"] == len(records) and stats["utterances"] == sum(len(r.turns) for r in records)
+    assert stats["generation"]["tokens_per_dialogue"] == pytest.approx(
+        sum(r.generation.prompt_tokens + r.generation.completion_tokens for r in records) / len(records)
+    )
+    assert (smollm_run / "items.jsonl").exists()
+    for to in ("pearl", "redial", "hf"):
+        result = run_synth("export", str(smollm_run), str(tmp_path / to), "--to", to, "--no-similarity")
+        assert result.returncode == 0, result.stderr
+    pearl = json.loads((tmp_path / "pearl" / "dialogues.json").read_text())
+    assert [len(d["dialogue"]) for d in pearl] == [len(r.turns) for r in records]
+    assert "packaged:smollm2-135m" in (tmp_path / "hf" / "README.md").read_text()

@@ -197,3 +197,11 @@ def test_unknown_and_undetectable_formats(tmp_path):
         load_dialogues(path, "msdialog")
     with pytest.raises(InputError, match=r"notes.txt: cannot tell the dialogue format"):
         load_dialogues(path)
+
+
+def test_a_synth_run_is_one_more_dialogue_format(scripted_run):
+    assert detect_format(scripted_run) == detect_format(scripted_run / "dialogues.jsonl") == "synth"
+    dialogues = load_dialogues(scripted_run)
+    assert len(dialogues) == 20 and all(d.source == "synth" and d.seeker_id for d in dialogues)
+    recommended = [t for d in dialogues for t in d.turns if t.items]
+    assert recommended and all(t.role == "recommender" and len(t.items) == 1 for t in recommended)

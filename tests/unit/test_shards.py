@@ -45,6 +45,8 @@ def test_shards_split_and_merge_back_to_the_whole_run(shards, tmp_path):
     manifest = json.loads((tmp_path / "merged" / "manifest.json").read_text())
     assert manifest["counts"]["written"] == manifest["counts"]["requested"] == 7
     assert manifest["config"]["shard"] is None and len(manifest["merged_from"]) == 3
+    items = (tmp_path / "merged" / "items.jsonl").read_text()
+    assert items == (tmp_path / "whole" / "items.jsonl").read_text() and items.count("\n") == 48  # the demo catalog
 
 
 def test_merge_refuses_missing_doubled_or_foreign_shards(shards, tmp_path):

@@ -1,0 +1,1 @@
+"""Dataset statistics for generated runs and human datasets: `synth stats`."""

@@ -1,0 +1,46 @@
+"""`synth stats`: load each dataset, measure it, and hand back what the table, JSON and plots need."""
+
+from __future__ import annotations
+
+import logging
+
+from synth.benchmarks.stats.corpus import load_corpus
+from synth.benchmarks.stats.measures import DatasetStats, Encoder, Profile, measure
+from synth.errors import SynthError
+
+log = logging.getLogger(__name__)
+
+
+def similarity_encoder(model: str | None) -> Encoder | None:
+    """The sentence encoder for inter-dialogue similarity; None when switched off (model None) or when the
+    'dense' extra is not installed (then the similarity is reported as null, with a warning)."""
+    if model is None:
+        return None
+    from synth.retrievers.embeddings import DENSE_EXTRA_HINT, SentenceEncoder
+
+    try:
+        return SentenceEncoder(model)
+    except SynthError as error:
+        if str(error) != DENSE_EXTRA_HINT:
+            raise
+        log.warning("inter-dialogue similarity left out: %s", DENSE_EXTRA_HINT)
+        return None
+
+
+def collect_stats(
+    specs: list[str],
+    format: str | None = None,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+    encoder: Encoder | None = None,
+    similarity_sample: int = 500,
+) -> tuple[list[DatasetStats], list[Profile]]:
+    """Statistics and profiles of every dataset in `specs` ('LABEL=PATH' or 'PATH'), in order."""
+    all_stats, profiles = [], []
+    for spec in specs:
+        stats, found = measure(load_corpus(spec, format, sample=sample, seed=seed), encoder,
+                               similarity_sample=similarity_sample, seed=seed)
+        all_stats.append(stats)
+        profiles.append(found)
+    return all_stats, profiles
