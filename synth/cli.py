@@ -307,20 +307,27 @@ def card_options(pretty_name: str | None, license: str | None, split_seed: int, 
 
 
 SPLITS_HELP = "Splits by user as NAME=SHARE,... [default: train=0.8,validation=0.1,test=0.1]."
+NO_SIMILARITY_HELP = "Leave the similarity out of the card's statistics."
 
 
 @app.command()
 def export(
     run: Path = typer.Argument(..., help="A run folder (or a filtered one), or its dialogues .jsonl."),
     out: Path = typer.Argument(..., help="Output folder."),
-    to: str = typer.Option(..., "--to", help="pearl (dialogues.json), redial (dialogues.jsonl + movies_with_mentions.csv) "
-                           "or hf (a DatasetDict saved with save_to_disk, and its README.md card)."),
+    to: str = typer.Option(
+        ...,
+        "--to",
+        help="pearl (dialogues.json), redial (dialogues.jsonl + movies_with_mentions.csv) "
+        "or hf (a DatasetDict saved with save_to_disk, and its README.md card).",
+    ),
     splits: str = typer.Option("train=0.8,validation=0.1,test=0.1", help=SPLITS_HELP),
     split_seed: int = typer.Option(0, help="Seed of the split by user."),
     pretty_name: Optional[str] = typer.Option(None, help="The card's pretty_name [default: from the run folder]."),
     license: Optional[str] = typer.Option(None, help="The card's license id [default: from the data source]."),
-    no_similarity: bool = typer.Option(False, "--no-similarity", help="Leave the similarity out of the card's statistics."),
-    overwrite: bool = typer.Option(False, help="Replace an earlier export in OUT (a README.md card is kept and merged)."),
+    no_similarity: bool = typer.Option(False, "--no-similarity", help=NO_SIMILARITY_HELP),
+    overwrite: bool = typer.Option(
+        False, help="Replace an earlier export in OUT (a README.md card is kept and merged)."
+    ),
 ) -> None:
     """Write a run as PEARL-style json, ReDial jsonl or a Hugging Face DatasetDict with a dataset card."""
     from synth.export.exporters import export_run
@@ -346,7 +353,7 @@ def publish(
     split_seed: int = typer.Option(0, help="Seed of the split by user."),
     pretty_name: Optional[str] = typer.Option(None, help="The card's pretty_name [default: from the run folder]."),
     license: Optional[str] = typer.Option(None, help="The card's license id [default: from the data source]."),
-    no_similarity: bool = typer.Option(False, "--no-similarity", help="Leave the similarity out of the card's statistics."),
+    no_similarity: bool = typer.Option(False, "--no-similarity", help=NO_SIMILARITY_HELP),
     overwrite: bool = typer.Option(False, help="Replace an earlier dry run's files in the --dry-run folder."),
 ) -> None:
     """Push the run's DatasetDict and dataset card to the Hugging Face Hub (token from HF_TOKEN, never printed)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -161,6 +162,19 @@ def verdict(review: Review) -> str:
     return "disliked it"
 
 
+def hide_title(text: str, item: Item) -> str:
+    """`text` with the item's title (with or without its year or a leading article) replaced by "this movie",
+    so a seeker quoting its own review of the target cannot name it (critic quotes often do). A one-word title
+    must keep its capital ("Heat", not the heat of a scene)."""
+    title = re.sub(r"^(the|a|an)\s+", "", item.title, flags=re.IGNORECASE)
+    if not title.strip():
+        return text
+    year = rf"(?:\s*\({item.year}\))?" if item.year else ""
+    case = re.IGNORECASE if len(title.split()) > 1 else 0
+    pattern = rf"(?<!\w)(?:(?i:the|a|an)\s+)?{re.escape(title)}{year}(?!\w)"
+    return re.sub(pattern, "this movie", text, flags=case)
+
+
 class Seeker(Simulator):
     """Plays the user behind a persona: states its taste, rejects non-targets, accepts the target."""
 
@@ -174,7 +188,7 @@ class Seeker(Simulator):
             "seeker_system",
             general=general,
             target=catalog[persona.target.item],
-            target_review=persona.target.text,
+            target_review=hide_title(persona.target.text, catalog[persona.target.item]),
             end_marker=END_MARKER,
         )
 

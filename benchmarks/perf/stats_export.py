@@ -39,7 +39,10 @@ def timed_job(args: list[str]) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"synth {' '.join(args)} failed:\n{done.stderr[-2000:]}")
-    return {"wall_s": time.perf_counter() - started, "rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+    return {
+        "wall_s": time.perf_counter() - started,
+        "rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
 
 
 @app.command()
@@ -63,14 +66,22 @@ def main(
         table.add_column(column, justify="left" if column == "job" else "right")
     for job, size, figures in rows:
         smallest = next(f for j, _, f in rows if j == job)
-        table.add_row(job, f"{size:,}", f"{figures['wall_s']:.1f}", f"{size / figures['wall_s']:,.0f}",
-                      f"{figures['rss_mib']:.0f}", f"{figures['rss_mib'] / smallest['rss_mib']:.2f}x")
+        table.add_row(
+            job,
+            f"{size:,}",
+            f"{figures['wall_s']:.1f}",
+            f"{size / figures['wall_s']:,.0f}",
+            f"{figures['rss_mib']:.0f}",
+            f"{figures['rss_mib'] / smallest['rss_mib']:.2f}x",
+        )
     Console(width=110).print(table)
 
 
 def _isolated(args: list[str]) -> str:
     """Measure one job from a fresh interpreter, so RUSAGE_CHILDREN holds that job alone."""
-    code = f"import json; from synth.benchmarks.perf.stats_export import timed_job; print(json.dumps(timed_job({args!r})))"
+    code = (
+        f"import json; from synth.benchmarks.perf.stats_export import timed_job; print(json.dumps(timed_job({args!r})))"
+    )
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 

@@ -62,11 +62,17 @@ def _turns_to_goal(path: Path, all_stats: list[DatasetStats], profiles: list[Pro
 
 def _side_by_side(path: Path, all_stats: list[DatasetStats]) -> Path:
     panels = [
-        ("words per utterance", ["seeker", "recommender"],
-         lambda s: [s.words_per_seeker_utterance, s.words_per_recommender_utterance]),
+        (
+            "words per utterance",
+            ["seeker", "recommender"],
+            lambda s: [s.words_per_seeker_utterance, s.words_per_recommender_utterance],
+        ),
         ("utterances per dialogue", [""], lambda s: [s.utterances_per_dialogue]),
-        ("n-gram specificity (seeker)", [f"n={n}" for n in SPECIFICITY_N],
-         lambda s: [s.ngram_specificity[str(n)] for n in SPECIFICITY_N]),
+        (
+            "n-gram specificity (seeker)",
+            [f"n={n}" for n in SPECIFICITY_N],
+            lambda s: [s.ngram_specificity[str(n)] for n in SPECIFICITY_N],
+        ),
         ("Dist-n (word n-grams)", [f"n={n}" for n in DIST_N], lambda s: [s.dist[str(n)] for n in DIST_N]),
         ("inter-dialogue similarity", [""], lambda s: [s.inter_dialogue_similarity or 0.0]),
     ]

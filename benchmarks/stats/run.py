@@ -39,8 +39,9 @@ def collect_stats(
     """Statistics and profiles of every dataset in `specs` ('LABEL=PATH' or 'PATH'), in order."""
     all_stats, profiles = [], []
     for spec in specs:
-        stats, found = measure(load_corpus(spec, format, sample=sample, seed=seed), encoder,
-                               similarity_sample=similarity_sample, seed=seed)
+        stats, found = measure(
+            load_corpus(spec, format, sample=sample, seed=seed), encoder, similarity_sample=similarity_sample, seed=seed
+        )
         all_stats.append(stats)
         profiles.append(found)
     return all_stats, profiles

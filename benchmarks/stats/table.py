@@ -11,7 +11,11 @@ from synth.benchmarks.stats.measures import DIST_N, SPECIFICITY_N, DatasetStats
 Row = tuple[str, str, Callable[[DatasetStats], object]]  # label, number format, value
 
 ROWS: list[Row] = [
-    ("dialogues", ",", lambda s: s.dialogues if s.dialogues == s.dialogues_in_file else f"{s.dialogues:,} of {s.dialogues_in_file:,}"),
+    (
+        "dialogues",
+        ",",
+        lambda s: s.dialogues if s.dialogues == s.dialogues_in_file else f"{s.dialogues:,} of {s.dialogues_in_file:,}",
+    ),
     ("utterances", ",", lambda s: s.utterances),
     ("utterances per dialogue", ".1f", lambda s: s.utterances_per_dialogue),
     ("distinct users", ",", lambda s: s.distinct_users),

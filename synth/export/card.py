@@ -40,7 +40,10 @@ LICENSES = {  # data source -> (license id, note on what the source's terms ask 
     ),
     "files": ("unknown", "Built from the user's own catalog and review files; their license applies."),
 }
-SOURCE_DATASETS = {"movielens": ["MovieLens ml-latest-small"], "movielens+rt": ["MovieLens ml-latest-small", "Rotten Tomatoes critic quotes"]}
+SOURCE_DATASETS = {
+    "movielens": ["MovieLens ml-latest-small"],
+    "movielens+rt": ["MovieLens ml-latest-small", "Rotten Tomatoes critic quotes"],
+}
 
 
 @dataclass
@@ -68,7 +71,9 @@ def run_stats(run: Run, encoder: Encoder | None) -> DatasetStats:
     return measure(load_corpus(f"{run.folder.name}={run.file}", "synth"), encoder)[0]
 
 
-def build_card(run: Run, splits: dict[str, list[str]], options: CardOptions, existing: DatasetCard | None = None) -> DatasetCard:
+def build_card(
+    run: Run, splits: dict[str, list[str]], options: CardOptions, existing: DatasetCard | None = None
+) -> DatasetCard:
     """The card for `run` whose splits hold these user ids per dialogue; merged into `existing` if given."""
     stats = run_stats(run, options.encoder)
     source = data_source(run)
@@ -120,13 +125,18 @@ def _kept_text(existing: DatasetCard | None) -> tuple[str, str]:
 
 
 def _body(
-    run: Run, stats: DatasetStats, splits: dict[str, list[str]], options: CardOptions, pretty_name: str, license_note: str
+    run: Run,
+    stats: DatasetStats,
+    splits: dict[str, list[str]],
+    options: CardOptions,
+    pretty_name: str,
+    license_note: str,
 ) -> dict[str, Any]:
     config, manifest = run.manifest.get("config", {}), run.manifest
     model = manifest.get("model", {})
     first_record = next(run.records(), None)
     first = first_record.generation if first_record else None
-    counts, tokens = manifest.get("counts", {}), manifest.get("tokens", {})
+    counts, tokens = {"written": stats.dialogues, **manifest.get("counts", {})}, manifest.get("tokens", {})
     return {
         "pretty_name": pretty_name,
         "mode": config.get("mode", first_record.mode if first_record else "pearl"),
@@ -137,7 +147,7 @@ def _body(
         "retriever": (first.retriever if first else None) or config.get("retriever") or "none",
         "sampling": ", ".join(f"{k}={v}" for k, v in (first.sampling if first else {}).items()),
         "seed": config.get("seed", first.seed if first else "unknown"),
-        "counts": f"{counts.get('requested', '?')} / {counts.get('written', stats.dialogues)} / {counts.get('failed', '?')}",
+        "counts": " / ".join(str(counts.get(key, "?")) for key in ("requested", "written", "failed")),
         "tokens": f"{tokens.get('prompt', '?'):,} / {tokens.get('completion', '?'):,}" if tokens else "not recorded",
         "synth_version": (manifest.get("packages") or {}).get("synth-crs") or metadata.version("synth-crs"),
         "prompt_hashes": manifest.get("prompt_hashes") or (first.prompt_hashes if first else {}),
@@ -156,4 +166,9 @@ def _filter_summary(summary: dict[str, Any] | None) -> dict[str, Any] | None:
         {"name": name, "ran_on": row["ran_on"], "dropped": row["dropped"], "rate": f"{row['drop_rate']:.1%}"}
         for name, row in summary.get("per_filter", {}).items()
     ]
-    return {"kept": summary["kept"], "dialogues": summary["dialogues"], "drop_pct": f"{summary['drop_rate']:.1%}", "rows": rows}
+    return {
+        "kept": summary["kept"],
+        "dialogues": summary["dialogues"],
+        "drop_pct": f"{summary['drop_rate']:.1%}",
+        "rows": rows,
+    }

@@ -34,12 +34,14 @@ class Published:
     url: str | None = None  # the dataset's page once pushed
 
 
-def export_run(source: Path, to: str, out_dir: Path, *, shares: dict[str, float], options: CardOptions, overwrite: bool = False) -> list[Path]:
+def export_run(
+    source: Path, to: str, out_dir: Path, *, shares: dict[str, float], options: CardOptions, overwrite: bool = False
+) -> list[Path]:
     """Write the run at `source` in format `to` into `out_dir`; returns the files written."""
     if to not in FORMATS:
         raise SynthError(f"unknown export format '{to}'; choose one of {', '.join(FORMATS)}")
+    run = load_run(source)  # a missing run is named before anything earlier is removed
     _clear_outputs(out_dir, to, overwrite)
-    run = load_run(source)
     if to == "pearl":
         return export_pearl(run, out_dir)
     if to == "redial":
@@ -75,8 +77,12 @@ def publish_run(
             files.append(_write_card(run, dataset_dict, options, dry_run / CARD_FILE))
         return Published(repo_id, files)
     if not private and LICENSES.get(data_source(run), ("",))[0] == "other":
-        log.warning("%s is built from %s data, whose terms allow research use only: consider --private "
-                    "(see the card's Licensing section)", repo_id, data_source(run))
+        log.warning(
+            "%s is built from %s data, whose terms allow research use only: consider --private "
+            "(see the card's Licensing section)",
+            repo_id,
+            data_source(run),
+        )
     with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
         return _push(run, dataset_dict, repo_id, private, options)
 
@@ -92,7 +98,9 @@ def _push(run: Run, dataset_dict: Any, repo_id: str, private: bool, options: Car
 
     token = get_token()
     if not token:
-        raise SynthError("no Hugging Face token: set HF_TOKEN to a write token (or run `hf auth login`), or use --dry-run")
+        raise SynthError(
+            "no Hugging Face token: set HF_TOKEN to a write token (or run `hf auth login`), or use --dry-run"
+        )
     try:
         dataset_dict.push_to_hub(repo_id, private=private, token=token, commit_message="synth: dialogues")
         try:  # push_to_hub has written or updated the card's dataset_info and configs: start from that card
@@ -103,7 +111,9 @@ def _push(run: Run, dataset_dict: Any, repo_id: str, private: bool, options: Car
         card.push_to_hub(repo_id, repo_type="dataset", token=token, commit_message="synth: dataset card")
     except HfHubHTTPError as exc:
         status = exc.response.status_code if exc.response is not None else "no answer"
-        raise SynthError(f"the Hugging Face Hub refused the upload to {repo_id} ({status}): {exc.server_message or exc}") from None
+        raise SynthError(
+            f"the Hugging Face Hub refused the upload to {repo_id} ({status}): {exc.server_message or exc}"
+        ) from None
     from huggingface_hub import constants
 
     return Published(repo_id, [], f"{constants.ENDPOINT}/datasets/{repo_id}")

@@ -104,7 +104,7 @@ class _Tagger:
 
 
 def _tagger(record: DialogueRecord, run: Run) -> _Tagger | None:
-    """"Title (Year)" matches in any case; a bare title only as written and when long enough."""
+    """ "Title (Year)" matches in any case; a bare title only as written and when long enough."""
     spellings: dict[str, str] = {}
     for item_id in dict.fromkeys(known_items(record)):
         item = run.items.get(item_id)

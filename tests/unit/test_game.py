@@ -8,7 +8,8 @@ from synth.llm.scripted import ScriptedBackend
 from synth.personas import ReviewIndex, make_game_specs
 from synth.prompting import PromptSet
 from synth.retrievers.bm25 import BM25Retriever
-from synth.simulators import Recommender, Sampling, Seeker
+from synth.records import Item, Persona, Review
+from synth.simulators import Recommender, Sampling, Seeker, hide_title
 from synth.llm.scripted import rule_following_script
 
 
@@ -149,3 +150,19 @@ def test_forced_target_replaces_the_weakest_candidate(catalog):
     forced = select_candidates(retriever, query, pool, target, 2, rules)
     assert [c.item_id for c in forced[:2]] == [c.item_id for c in free[:2]] and forced[2].item_id == target
     assert [c.item_id for c in select_candidates(retriever, query, pool, target, 5, rules)] == [target]
+
+
+def test_the_seeker_never_sees_its_target_named_in_its_own_review(catalog):
+    fantasia = Item(id="f", title="Fantasia 2000", year=1999)
+    quote = "Sixty years on, they conjured seven new sequences for Fantasia 2000 (1999); fantasia 2000 is short."
+    expected = "Sixty years on, they conjured seven new sequences for this movie; this movie is short."
+    assert hide_title(quote, fantasia) == expected
+    heat = Item(id="h", title="The Heat", year=2013)
+    review = "The Heat is loud; heatwave aside, Heat (2013) works."
+    assert hide_title(review, heat) == "this movie is loud; heatwave aside, this movie works."
+    assert hide_title("the heat of every scene", heat) == "the heat of every scene"
+    target = Review(user="u", item="f", rating=9, text=quote, score=0.9)
+    persona = Persona(user_id="u", general=[], target=target)
+    seeker = Seeker(ScriptedBackend(rule_following_script), PromptSet.load(), Sampling())
+    prompt = seeker.system_prompt(persona, {**catalog, "f": fantasia})
+    assert "Fantasia" not in prompt and "fantasia" not in prompt

@@ -33,8 +33,15 @@ def card_metadata(readme: bytes) -> dict:
 
 
 def test_publish_pushes_the_splits_and_the_card_and_never_prints_the_token(scripted_run, hub, tmp_path):
-    result = run_synth("publish", str(scripted_run), "--repo-id", "me/dialogues", "--private", "--no-similarity",
-                       env=hub_env(hub, tmp_path))
+    result = run_synth(
+        "publish",
+        str(scripted_run),
+        "--repo-id",
+        "me/dialogues",
+        "--private",
+        "--no-similarity",
+        env=hub_env(hub, tmp_path),
+    )
     assert result.returncode == 0, result.stderr
     assert TOKEN not in result.stdout + result.stderr
     assert "published me/dialogues" in result.stdout
@@ -70,8 +77,16 @@ def test_publishing_again_keeps_the_card_text_a_person_wrote_on_the_hub(scripted
 
 def test_dry_run_writes_the_upload_locally_and_sends_nothing(scripted_run, hub, tmp_path):
     out = tmp_path / "upload"
-    result = run_synth("publish", str(scripted_run), "--repo-id", "me/d", "--dry-run", str(out), "--no-similarity",
-                       env=hub_env(hub, tmp_path, token=None))
+    result = run_synth(
+        "publish",
+        str(scripted_run),
+        "--repo-id",
+        "me/d",
+        "--dry-run",
+        str(out),
+        "--no-similarity",
+        env=hub_env(hub, tmp_path, token=None),
+    )
     assert result.returncode == 0, result.stderr
     assert hub.requests == [] or all(r.path == "/api/agent-harnesses" for r in hub.requests)
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
@@ -85,7 +100,8 @@ def test_dry_run_writes_the_upload_locally_and_sends_nothing(scripted_run, hub, 
 
 
 def test_publish_without_a_token_says_how_to_get_one(scripted_run, hub, tmp_path):
-    result = run_synth("publish", str(scripted_run), "--repo-id", "me/d", "--no-similarity",
-                       env=hub_env(hub, tmp_path, token=None))
+    result = run_synth(
+        "publish", str(scripted_run), "--repo-id", "me/d", "--no-similarity", env=hub_env(hub, tmp_path, token=None)
+    )
     assert result.returncode == 2 and "HF_TOKEN" in result.stderr and "--dry-run" in result.stderr
     assert not hub.repos

@@ -13,8 +13,15 @@ from tests.helpers import run_synth
 
 REDIAL_TEST = shared_data_root() / "redial" / "test_data.jsonl"
 INSPIRED_TEST = shared_data_root() / "inspired" / "data" / "dialog_data" / "test.tsv"
-REQUIRED = {"dialogues", "utterances", "words_per_seeker_utterance", "words_per_recommender_utterance",
-            "ngram_specificity", "inter_dialogue_similarity", "dist"}
+REQUIRED = {
+    "dialogues",
+    "utterances",
+    "words_per_seeker_utterance",
+    "words_per_recommender_utterance",
+    "ngram_specificity",
+    "inter_dialogue_similarity",
+    "dist",
+}
 
 
 def test_stats_of_a_hand_made_corpus():
@@ -43,8 +50,17 @@ def test_stats_of_a_hand_made_corpus():
 def test_stats_cli_on_a_run_and_the_human_test_sets_with_plots(scripted_run, tmp_path):
     plots = tmp_path / "plots"
     result = run_synth(
-        "stats", str(scripted_run), f"ReDial test={REDIAL_TEST}", f"INSPIRED test={INSPIRED_TEST}",
-        "--json", "--sample", "40", "--similarity-sample", "20", "--plot", str(plots),
+        "stats",
+        str(scripted_run),
+        f"ReDial test={REDIAL_TEST}",
+        f"INSPIRED test={INSPIRED_TEST}",
+        "--json",
+        "--sample",
+        "40",
+        "--similarity-sample",
+        "20",
+        "--plot",
+        str(plots),
     )
     assert result.returncode == 0, result.stderr
     run, redial, inspired = json.loads(result.stdout)
