@@ -45,7 +45,14 @@ def test_kill_9_then_resume(tmp_path):
 
 
 def test_ctrl_c_finishes_cleanly_then_resumes(tmp_path):
-    process = subprocess.Popen([synth_command(), *ARGS, "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [synth_command(), *ARGS, "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # a shell without job control starts background commands with SIGINT ignored, and a child inherits
+        # that; restore the default so the test works however the suite was started
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     dialogues = tmp_path / "dialogues.jsonl"
     deadline = time.monotonic() + 600
     while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
