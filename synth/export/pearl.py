@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from synth.export.run import Run
+from synth.export.run import Run, liked
 from synth.records import DialogueRecord, Review
 
 PEARL_FILE = "dialogues.json"
@@ -33,7 +33,7 @@ def pearl_object(record: DialogueRecord, run: Run) -> dict[str, Any]:
 
 
 def _persona_line(review: Review, run: Run) -> str:
-    verdict = "Liked" if (review.score if review.score is not None else 1.0) >= 0.5 else "Disliked"
+    verdict = "Liked" if liked(review) else "Disliked"
     return f"{verdict} {run.title(review.item)}: {review.text}"
 
 

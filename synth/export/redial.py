@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synth.export.run import Run, known_items
+from synth.export.run import Run, known_items, liked
 from synth.records import DialogueRecord
 
 REDIAL_FILE = "dialogues.jsonl"
@@ -130,4 +130,4 @@ def _answers(record: DialogueRecord, item: str, run: Run) -> dict[str, int]:
     review = next((r for r in record.persona.general if r.item == item), None) if record.persona else None
     if review is None:
         return {"suggested": 0, "seen": 2, "liked": 2}
-    return {"suggested": 0, "seen": 1, "liked": 1 if (review.score if review.score is not None else 1.0) >= 0.5 else 0}
+    return {"suggested": 0, "seen": 1, "liked": int(liked(review))}

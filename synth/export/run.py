@@ -10,7 +10,7 @@ from typing import Any
 from synth.data.synth_runs import dialogues_file, iter_records
 from synth.errors import InputError
 from synth.export.catalog import read_manifest, run_items
-from synth.records import DialogueRecord, Item
+from synth.records import DialogueRecord, Item, Review
 
 
 @dataclass
@@ -48,3 +48,8 @@ def known_items(record: DialogueRecord) -> list[str]:
     if record.gorecdial:
         items += [i.id for i in record.gorecdial.seeker_items + record.gorecdial.candidates]
     return items
+
+
+def liked(review: Review) -> bool:
+    """Whether the reviewer liked the item: a 0-1 score of at least 0.5 (a review without a score counts as liked)."""
+    return (review.score if review.score is not None else 1.0) >= 0.5
