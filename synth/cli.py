@@ -296,6 +296,76 @@ def stats(
             typer.echo(f"wrote {path}", err=as_json)
 
 
+@app.command()
+def benchmark(
+    train: list[str] = typer.Option(
+        ..., "--train", help="A training set: a run folder, a synth .jsonl, a ReDial / INSPIRED / PEARL file, or "
+        "redial-train, redial-test, inspired-dev, inspired-test; LABEL=PATH names it, a label given twice pools "
+        "both (repeatable)."
+    ),
+    test: list[str] = typer.Option(..., "--test", help="A test set, as for --train (repeatable)."),
+    models: list[str] = typer.Option(
+        ["default"], "--models", help="Comma-separated or repeated: popularity, cooccurrence, bm25, dense, neural, "
+        "llm-rec, tfidf, dense-ranker, seq2seq, llm-response, or the groups rec, response, llm, default (all but "
+        "the LLM), all."
+    ),
+    out: Path = typer.Option(Path("benchmark_results"), "--out", help="Folder for results.json, results.md and plots."),
+    input_format: Optional[str] = typer.Option(None, "--format", help="Format of every dataset [default: detected]."),
+    exclude_mentioned: bool = typer.Option(
+        False, "--exclude-mentioned", help="Items mentioned earlier in the dialogue are neither targets nor ranked."
+    ),
+    crslab_compat: bool = typer.Option(
+        False, "--crslab-compat", help="Also report CRSLab's character-n-gram 'dist@n' (labelled as such)."
+    ),
+    max_cases: Optional[int] = typer.Option(None, min=1, help="A seeded sample of cases per test set and task."),
+    llm_cases: int = typer.Option(50, min=1, help="Cases per test set and task for the LLM baselines (seeded)."),
+    seed: int = typer.Option(0, help="Seed of training and of the case samples."),
+    embedding_model: Optional[str] = typer.Option(None, help="Sentence embedding model [default: all-MiniLM-L6-v2]."),
+    backend: Optional[str] = typer.Option(None, help="LLM baselines' backend: llamacpp (default), openai or vllm."),
+    model: Optional[str] = typer.Option(None, help="LLM baselines' model (as for `synth generate --model`)."),
+    base_url: Optional[str] = typer.Option(None, help="LLM endpoint (openai backend) [env: OPENAI_BASE_URL]."),
+    concurrency: Optional[int] = typer.Option(None, help="LLM calls in flight at once [default: 1]."),
+    cache_dir: Path = typer.Option(
+        Path("~/.cache/synth/benchmarks"), help="Fitted models and LLM answers, reused when nothing changed."
+    ),
+    refit: bool = typer.Option(False, "--refit", help="Train again even when a fitted model is cached."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+) -> None:
+    """CRS baselines trained on each --train set and scored on each --test set: recommendation (Recall@k,
+    MRR, NDCG) and response generation (Dist-n, BLEU, ROUGE, F1)."""
+    import json
+
+    from rich.console import Console
+
+    from synth.benchmarks.crs.registry import resolve_models
+    from synth.benchmarks.crs.report import console_tables, markdown, plot
+    from synth.benchmarks.crs.run import BenchmarkSettings, run_benchmark
+    from synth.config import BackendSettings
+    from synth.data.dialogue_formats import FORMATS
+
+    if input_format is not None and input_format not in FORMATS:
+        raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}", param_hint="--format")
+    llm = {"backend": backend, "model": model, "base_url": base_url, "concurrency": concurrency}
+    try:
+        settings = BenchmarkSettings(
+            train=train, test=test, models=resolve_models(models), exclude_mentioned=exclude_mentioned,
+            crslab_compat=crslab_compat, max_cases=max_cases, llm_cases=llm_cases, seed=seed,
+            embedding_model=embedding_model, llm=BackendSettings(**{k: v for k, v in llm.items() if v is not None}),
+            cache_dir=cache_dir.expanduser(), refit=refit, progress=progress, format=input_format,
+        )
+        results = run_benchmark(settings)
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    (out / "results.md").write_text(markdown(results))
+    console = Console(width=max(Console().width, 200))  # the response table has up to 17 columns
+    for table in console_tables(results):
+        console.print(table)
+    for path in [out / "results.json", out / "results.md", *plot(results, out)]:
+        typer.echo(f"wrote {path}")
+
+
 def card_options(pretty_name: str | None, license: str | None, split_seed: int, no_similarity: bool) -> CardOptions:
     """Dataset card settings; the statistics' similarity uses the default embedding model when installed."""
     from synth.benchmarks.stats.run import similarity_encoder

@@ -17,6 +17,7 @@ TEMPLATES = {
     "gorecdial": ("gorecdial_seeker_system", "gorecdial_seeker_turn", "gorecdial_expert_system", "gorecdial_expert_turn"),
     "item_summary": ("item_summary",),
     "judge": ("judge_system", "judge_persona", "judge_guess", "judge_stance"),
+    "benchmark": ("benchmark_recommend", "benchmark_respond"),
 }
 
 

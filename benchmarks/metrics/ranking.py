@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -23,3 +24,11 @@ def mrr(ranks: Sequence[int | None], cutoff: int | None = None) -> float:
     if not ranks:
         return 0.0
     return sum(1.0 / r for r in ranks if r is not None and (cutoff is None or r <= cutoff)) / len(ranks)
+
+
+def ndcg_at(ranks: Sequence[int | None], k: int) -> float:
+    """Mean NDCG@k with one relevant item per case: 1 / log2(rank + 1) within the top k, else 0 (the ideal
+    DCG is 1)."""
+    if not ranks:
+        return 0.0
+    return sum(1.0 / math.log2(r + 1) for r in ranks if r is not None and r <= k) / len(ranks)

@@ -77,3 +77,17 @@ def ngram_specificity(documents: Iterable[Sequence[str]], n: int) -> float:
     seeker utterances joined end to end); 0.0 for no documents."""
     counts = [distinct_count(tokens, n) for tokens in documents]
     return sum(counts) / len(counts) if counts else 0.0
+
+
+def crslab_distinct(texts: Iterable[str], n: int) -> float:
+    """CRSLab's "dist@n", for comparison with numbers published with it and only labelled as such: the distinct
+    *character* n-grams of all non-empty responses (its `ngrams(hyp, k)` runs over a string) divided by the
+    number of those responses. Not a ratio and not over words; `distinct_n` is this project's Dist-n."""
+    seen: set[str] = set()
+    responses = 0
+    for text in texts:
+        if not text:
+            continue
+        responses += 1
+        seen.update(text[i : i + n] for i in range(len(text) - n + 1))
+    return len(seen) / responses if responses else 0.0

@@ -18,12 +18,9 @@ from rich.table import Table
 from synth.benchmarks.retrieval.evaluate import DEPTH, RetrieverScore, score_retriever
 from synth.benchmarks.retrieval.tasks import CaseReport, RetrievalCase, redial_cases, synth_cases
 from synth.config import GenerateConfig
-from synth.data.bad_lines import BadLines
-from synth.data.movielens import load_movielens
 from synth.data.paths import shared_data_root
 from synth.data.redial import load_redial
-from synth.data.rt_critics import load_rt_critics
-from synth.data.sources import MOVIELENS_DEFAULT, RT_DEFAULT, movie_knowledge
+from synth.data.sources import movielens_catalog
 from synth.data.title_match import TitleMatcher
 from synth.modes import load_data
 from synth.records import Item
@@ -35,10 +32,7 @@ console = Console(width=160)  # one row per retriever, also when piped to a file
 
 
 def redial_task(path: Path) -> tuple[dict[str, Item], list[RetrievalCase], CaseReport]:
-    root = shared_data_root()
-    movielens = load_movielens(root / MOVIELENS_DEFAULT)
-    critics = load_rt_critics(root / RT_DEFAULT, movielens, bad_lines=BadLines(skip=True))
-    catalog = movie_knowledge(movielens.movies, movielens.tags, critics.reviews)
+    catalog = movielens_catalog()
     cases, report = redial_cases(load_redial(path), TitleMatcher(catalog))
     return catalog, cases, report
 

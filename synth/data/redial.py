@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -76,10 +77,15 @@ def load_redial_movies(path: Path, *, bad_lines: BadLines | None = None) -> dict
 
 def _movie(row: dict[str, Any], path: Path, line: int) -> tuple[str, RedialMovie]:
     parsed = validate(_MovieRow, row, path, line)
-    name = normalise_space(parsed.movieName)
+    name = movie_name(parsed.movieName)
     year = _YEAR.search(name)
     title = name[: year.start()] if year else name
     return parsed.movieId, RedialMovie(title, int(year.group(1)) if year else None, parsed.nbMentions)
+
+
+def movie_name(raw: str) -> str:
+    """A ReDial movie name as written: ReDial left some URL-escaped ("What About Bob%3F (1991)")."""
+    return normalise_space(unquote(raw) if "%" in raw else raw)
 
 
 def _dialogue(raw: dict[str, Any], path: Path, line: int) -> Dialogue:
@@ -89,7 +95,7 @@ def _dialogue(raw: dict[str, Any], path: Path, line: int) -> Dialogue:
         id=str(record.conversationId),
         source="redial",
         turns=[_turn(message, index, roles, path, line) for index, message in enumerate(record.messages)],
-        items={movie_id: normalise_space(title) for movie_id, title in record.movieMentions.items()},
+        items={movie_id: movie_name(title) for movie_id, title in record.movieMentions.items()},
         seeker_id=str(record.initiatorWorkerId),
         recommender_id=str(record.respondentWorkerId),
         meta={

@@ -67,6 +67,14 @@ def load_movielens_rt(movielens_path: Path | None, rt_path: Path | None, bad_lin
     return SourceData(movies, rt.reviews, movielens.ratings, {"rt_reviews": rt.counts.kept, "rt_critics": rt.counts.critics})
 
 
+def movielens_catalog(movielens_path: Path | None = None, rt_path: Path | None = None) -> dict[str, Item]:
+    """Every MovieLens movie, described by genres, tags and a Rotten Tomatoes critic quote where one exists
+    (the reference item space of the benchmarks)."""
+    movielens = _movielens(movielens_path)
+    rt = load_rt_critics(rt_path or shared_data_root() / RT_DEFAULT, movielens, bad_lines=BadLines(skip=True))
+    return movie_knowledge(movielens.movies, movielens.tags, rt.reviews)
+
+
 def load_movielens_only(movielens_path: Path | None) -> SourceData:
     """MovieLens movies (described by genres and tags) with their ratings, for GoRecDial sets."""
     movielens = _movielens(movielens_path)

@@ -183,3 +183,26 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
     pearl = json.loads((tmp_path / "pearl" / "dialogues.json").read_text())
     assert [len(d["dialogue"]) for d in pearl] == [len(r.turns) for r in records]
     assert "packaged:smollm2-135m" in (tmp_path / "hf" / "README.md").read_text()
+
+
+def test_benchmark_trains_on_a_generated_run_and_asks_the_embedded_model(smollm_run, tmp_path):
+    """`synth benchmark` trains on dialogues the embedded model wrote and runs the LLM zero-shot baselines on
+    the real SmolLM2 (3 cases each), scored on real INSPIRED dialogues."""
+    out = tmp_path / "bench"
+    result = run_synth(
+        "benchmark", "--train", f"smollm={smollm_run}", "--test", "inspired-test", "--models",
+        "popularity,tfidf,llm-rec,llm-response", "--model", SMOLLM, "--max-cases", "20", "--llm-cases", "3",
+        "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress",
+    )
+    assert result.returncode == 0, result.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["training_cases"]["smollm"]["response"] >= 2
+    rows = {row["model"]: row for row in results["results"]}
+    assert rows["popularity"]["train"] == rows["tfidf"]["train"] == "smollm"
+    for model in ("llm-rec", "llm-response"):
+        assert rows[model]["train"] is None and rows[model]["cases"] == 3
+        assert rows[model]["llm_usage"]["calls"] == 3 and rows[model]["llm_usage"]["failed"] == 0
+        assert rows[model]["llm_usage"]["completion_tokens"] > 0
+    assert any(example["answer"] for example in rows["llm-response"]["examples"])
+    assert results["settings"]["llm"]["model"] == SMOLLM
+    assert (tmp_path / "cache" / "llm_requests.sqlite").exists()

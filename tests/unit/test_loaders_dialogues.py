@@ -43,6 +43,7 @@ def test_redial_counts_roles_and_mentions(redial_test):
     assert third.role == fourth.role == "seeker"  # consecutive messages stay separate turns
     assert dialogue.items["151656"] == "Police Academy (1984)"  # "Police Academy  (1984)" upstream
     assert dialogue.items["192131"] == "American Pie"  # trailing space upstream
+    assert redial_test["21239"].items["119662"] == "What About Bob? (1991)"  # "What About Bob%3F (1991)" upstream
     assert all(set(turn.items) <= set(d.items) for d in redial_test.values() for turn in d.turns)
     assert dialogue.meta["respondentQuestions"]["111776"] == {"suggested": 0, "seen": 1, "liked": 1}
 
@@ -61,6 +62,7 @@ def test_redial_movies_table():
     assert len(movies) == 6924
     assert movies["151656"] == ("Police Academy", 1984, 21)
     assert movies["76171"].title == "The Mummy" and movies["76171"].year is None
+    assert movies["87947"] == ("Why Did I Get Married?", 2007, 7)  # URL-escaped upstream
 
 
 def test_inspired_literal_columns_labels_and_the_broken_cell():

@@ -1,0 +1,1 @@
+"""CRS baselines trained and scored on generated and human dialogues: `synth benchmark`."""

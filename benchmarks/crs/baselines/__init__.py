@@ -1,0 +1,1 @@
+"""The CRS baselines, each a small module behind `Recommender` or `Responder` (base.py)."""

@@ -1,0 +1,48 @@
+"""Fitted baselines kept on disk: the key is the baseline's source code, the training data's bytes, the item
+space, the seed and the embedding model, so any change to one of them trains again."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+from synth.benchmarks.crs.baselines.base import Setup, TrainingData
+
+CACHE_VERSION = 1
+
+
+def model_key(model: Any, data: TrainingData, setup: Setup) -> str:
+    source = Path(inspect.getfile(type(model))).read_bytes()
+    parts = {
+        "version": CACHE_VERSION,
+        "model": model.name,
+        "code": hashlib.sha256(source).hexdigest(),
+        "data": data.fingerprint,
+        "items": hashlib.sha256("\n".join(setup.space.ids).encode()).hexdigest(),
+        "seed": setup.seed,
+        "embedding_model": setup.embedding_model,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def fit_or_load(model: Any, data: TrainingData, setup: Setup, *, refit: bool = False) -> bool:
+    """Fit `model` on `data`, or load the state a fit with the same key saved; True when loaded."""
+    if setup.cache_dir is None:
+        model.fit(data)
+        return False
+    path = setup.cache_dir / "models" / f"{model.name}-{model_key(model, data, setup)}.pkl"
+    if path.exists() and not refit:
+        with path.open("rb") as handle:
+            model.load_state(pickle.load(handle))
+        return True
+    model.fit(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".part")
+    with partial.open("wb") as handle:
+        pickle.dump(model.state(), handle)
+    partial.replace(path)
+    return False

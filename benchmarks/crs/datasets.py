@@ -1,0 +1,160 @@
+"""Benchmark datasets: any dialogue file or run the data layer reads, as conversations whose utterances
+carry catalog ids of the items they mention. Shortcuts name the shared human datasets."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from synth.benchmarks.crs.items import ItemSpace, MappingReport
+from synth.benchmarks.stats.corpus import parse_spec, utterance_text
+from synth.data.dialogue_formats import detect_format, load_dialogues
+from synth.data.dialogues import Dialogue, Role
+from synth.data.paths import shared_data_root
+from synth.data.synth_runs import dialogues_file, load_records
+from synth.errors import InputError, SynthError
+from synth.filters.titles import TitleSpotter
+from synth.records import DialogueRecord, Item
+
+logger = logging.getLogger(__name__)
+
+SHORTCUTS: dict[str, Path] = {
+    "redial-train": Path("redial/train_subset_kgsf_valid.jsonl"),
+    "redial-test": Path("redial/test_data.jsonl"),
+    "inspired-dev": Path("inspired/data/dialog_data/dev.tsv"),
+    "inspired-test": Path("inspired/data/dialog_data/test.tsv"),
+}
+
+
+@dataclass(frozen=True)
+class Utterance:
+    role: Role
+    text: str  # as a reader sees it: ReDial "@123" written as the movie's name
+    items: tuple[str, ...]  # catalog ids of the items it mentions, in order
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    utterances: tuple[Utterance, ...]
+
+
+@dataclass
+class DatasetSpec:
+    """One benchmark dataset: several paths under one label are pooled."""
+
+    label: str
+    paths: list[Path]
+    format: str | None = None
+
+
+@dataclass
+class BenchmarkDataset:
+    label: str
+    paths: list[Path]
+    conversations: list[Conversation]
+    mapping: MappingReport
+    fingerprint: str  # sha256 of the files read: a fitted model is reused only on the same data
+    formats: list[str] = field(default_factory=list)
+
+
+def parse_specs(specs: Sequence[str], format: str | None = None) -> list[DatasetSpec]:
+    """'LABEL=PATH', 'PATH' or a shortcut (redial-train, redial-test, inspired-dev, inspired-test); a label
+    given twice pools both paths into one dataset."""
+    pooled: dict[str, DatasetSpec] = {}
+    for spec in specs:
+        label, path = parse_spec(spec)
+        if str(path) in SHORTCUTS:
+            label, path = label or str(path), shared_data_root() / SHORTCUTS[str(path)]
+        if not path.exists():
+            raise InputError(path, "no such file or run folder" + (f" (for '{label}')" if label else ""))
+        label = label or (path.name if path.is_dir() else path.stem)
+        pooled.setdefault(label, DatasetSpec(label, [], format)).paths.append(path)
+    return list(pooled.values())
+
+
+def load_dataset(spec: DatasetSpec, space: ItemSpace) -> BenchmarkDataset:
+    """The spec's conversations, their item names resolved in `space` (which grows by the titles it lacks)."""
+    conversations: list[Conversation] = []
+    mapping = MappingReport()
+    formats = []
+    digest = hashlib.sha256()
+    for path in spec.paths:
+        file = dialogues_file(path)
+        digest.update(file_digest(file).encode())
+        name = spec.format or detect_format(file)
+        formats.append(name)
+        if name == "synth":
+            titles = run_catalog(path)
+            conversations += [record_conversation(r, titles, space, mapping) for r in load_records(path)]
+        else:
+            conversations += [dialogue_conversation(d, space, mapping) for d in load_dialogues(file, name)]
+    return BenchmarkDataset(spec.label, spec.paths, conversations, mapping, digest.hexdigest(), formats)
+
+
+def dialogue_conversation(dialogue: Dialogue, space: ItemSpace, mapping: MappingReport) -> Conversation:
+    """A human dataset's dialogue: each turn's annotated items, by name."""
+    utterances = []
+    for turn in dialogue.turns:
+        items = tuple(space.resolve(dialogue.items.get(i, i), mapping) for i in dict.fromkeys(turn.items))
+        utterances.append(Utterance(turn.role, utterance_text(dialogue, turn), items))
+    return Conversation(dialogue.id, tuple(utterances))
+
+
+def record_conversation(
+    record: DialogueRecord, titles: dict[str, Item], space: ItemSpace, mapping: MappingReport
+) -> Conversation:
+    """A generated dialogue: the recommended item of each recommender turn, plus every item of the record
+    (the persona's, the target, the recommendations) that a turn names in its text."""
+    known = [r.item for r in record.persona.general] if record.persona else []
+    known += [record.target_item.id] + [t.recommended_item for t in record.turns if t.recommended_item]
+    names = {item_id: titles[item_id].display if item_id in titles else None for item_id in dict.fromkeys(known)}
+    names[record.target_item.id] = record.target_item.display
+    spotters = {item_id: TitleSpotter(name) for item_id, name in names.items() if name}
+    utterances = []
+    for turn in record.turns:
+        mentioned = [turn.recommended_item] if turn.recommended_item else []
+        mentioned += [item_id for item_id, spotter in spotters.items() if spotter.find(turn.text)]
+        items = tuple(
+            space.resolve(names[i], mapping, item_id=i) for i in dict.fromkeys(mentioned) if names.get(i)
+        )
+        utterances.append(Utterance(turn.role, turn.text, items))
+    return Conversation(record.id, tuple(utterances))
+
+
+def run_catalog(path: Path) -> dict[str, Item]:
+    """The items a run could name (its items.jsonl, or rebuilt from its manifest). A lone .jsonl file without
+    either beside it names only each record's target, with a warning."""
+    from synth.export.catalog import run_items
+
+    try:
+        return run_items(path if path.is_dir() else path.parent)
+    except SynthError as exc:
+        if path.is_dir():
+            raise
+        logger.warning("%s; only each dialogue's target item is known", exc)
+        return {}
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe(datasets: Iterable[BenchmarkDataset]) -> dict[str, dict[str, object]]:
+    """Sizes and item mapping of each dataset, for the results file."""
+    return {
+        d.label: {
+            "paths": [str(p) for p in d.paths],
+            "formats": sorted(set(d.formats)),
+            "dialogues": len(d.conversations),
+            "items": d.mapping.as_dict(),
+        }
+        for d in datasets
+    }

@@ -1,0 +1,50 @@
+"""Baseline names, the task each serves, and the groups `--models` accepts."""
+
+from __future__ import annotations
+
+from synth.benchmarks.crs.baselines.cooccurrence import CoOccurrence
+from synth.benchmarks.crs.baselines.seq2seq import Seq2SeqResponder
+from synth.benchmarks.crs.baselines.llm import LlmRecommender, LlmResponder
+from synth.benchmarks.crs.baselines.neural import NeuralRecommender
+from synth.benchmarks.crs.baselines.popularity import Popularity
+from synth.benchmarks.crs.baselines.rankers import DenseRanker, TfidfRanker
+from synth.benchmarks.crs.baselines.retrieval import BM25Recommender, DenseRecommender
+from synth.errors import SynthError
+
+RECOMMENDERS: dict[str, type] = {
+    cls.name: cls
+    for cls in (Popularity, CoOccurrence, BM25Recommender, DenseRecommender, NeuralRecommender, LlmRecommender)
+}
+RESPONDERS: dict[str, type] = {cls.name: cls for cls in (TfidfRanker, DenseRanker, Seq2SeqResponder, LlmResponder)}
+LLM = ["llm-rec", "llm-response"]
+GROUPS: dict[str, list[str]] = {
+    "rec": [n for n in RECOMMENDERS if n not in LLM],
+    "response": [n for n in RESPONDERS if n not in LLM],
+    "llm": LLM,
+    "all": [*RECOMMENDERS, *RESPONDERS],
+}
+GROUPS["default"] = GROUPS["rec"] + GROUPS["response"]
+
+
+def resolve_models(names: list[str]) -> list[str]:
+    """Model and group names (comma-separated or repeated) -> distinct model names, in order."""
+    chosen: dict[str, None] = {}
+    for name in (n.strip() for part in names for n in part.split(",")):
+        if not name:
+            continue
+        if name in GROUPS:
+            chosen.update(dict.fromkeys(GROUPS[name]))
+        elif name in RECOMMENDERS or name in RESPONDERS:
+            chosen[name] = None
+        else:
+            known = ", ".join([*GROUPS, *RECOMMENDERS, *RESPONDERS])
+            raise SynthError(f"unknown model '{name}'; known models and groups: {known}")
+    return list(chosen)
+
+
+def task_of(name: str) -> str:
+    return "recommendation" if name in RECOMMENDERS else "response"
+
+
+def baseline_class(name: str) -> type:
+    return RECOMMENDERS.get(name) or RESPONDERS[name]

@@ -1,0 +1,146 @@
+"""`synth benchmark`: every chosen baseline trained on each training set and scored on each test set."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from synth.benchmarks.crs.baselines.base import Setup, TrainingData
+from synth.benchmarks.crs.cache import fit_or_load
+from synth.benchmarks.crs.cases import recommendation_cases, response_cases, sample
+from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_dataset, parse_specs
+from synth.benchmarks.crs.evaluate import reference_distinct, score_recommender, score_responder
+from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.crs.registry import LLM, baseline_class, task_of
+from synth.config import BackendSettings
+
+console = Console(stderr=True)
+
+
+@dataclass
+class BenchmarkSettings:
+    train: list[str]
+    test: list[str]
+    models: list[str]
+    exclude_mentioned: bool = False
+    crslab_compat: bool = False
+    max_cases: int | None = None  # per test set and task, a seeded sample
+    llm_cases: int = 50  # the LLM baselines' seeded sample per test set and task
+    seed: int = 0
+    embedding_model: str | None = None
+    llm: BackendSettings = field(default_factory=BackendSettings)
+    cache_dir: Path | None = None
+    refit: bool = False
+    progress: bool = True
+    format: str | None = None
+
+
+@dataclass
+class TestSet:
+    dataset: BenchmarkDataset
+    recommendation: list
+    responses: list
+
+
+def run_benchmark(settings: BenchmarkSettings, space: ItemSpace | None = None) -> dict[str, Any]:
+    """The results document: settings, datasets (sizes, item mapping) and one entry per model x train x test."""
+    space = space or ItemSpace.movielens()
+    train_sets = [load_dataset(spec, space) for spec in parse_specs(settings.train, settings.format)]
+    test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
+    # Every title is in the space now: its size is fixed from here on.
+    setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir)
+    training = [
+        TrainingData(d.label, d.fingerprint, d.conversations, recommendation_cases(d.conversations),
+                     response_cases(d.conversations))
+        for d in train_sets
+    ]
+    tests = [
+        TestSet(
+            d,
+            sample(recommendation_cases(d.conversations, settings.exclude_mentioned), settings.max_cases, settings.seed),
+            sample(response_cases(d.conversations), settings.max_cases, settings.seed),
+        )
+        for d in test_sets
+    ]
+    results: list[dict[str, Any]] = [
+        {"task": "response", "model": "references", "train": None, "test": t.dataset.label, "cases": len(t.responses),
+         "metrics": reference_distinct([c.reference for c in t.responses], crslab_compat=settings.crslab_compat)}
+        for t in tests
+    ]
+    for name in settings.models:
+        cls = baseline_class(name)
+        for data in training if cls.trains else [None]:
+            console.print(f"[bold]{name}[/bold] " + (f"on {data.label}" if data else "(no training)"))
+            model = cls(setup)
+            started, cached = time.perf_counter(), False
+            if data is not None:
+                cached = fit_or_load(model, data, setup, refit=settings.refit)
+            fit_s = time.perf_counter() - started
+            for test in tests:
+                results.append(_score(name, model, test, settings, space) | {
+                    "train": data.label if data else None, "fit_s": round(fit_s, 2), "cached": cached,
+                })
+    return {
+        "settings": _settings_record(settings, space),
+        "datasets": {"train": describe(train_sets), "test": describe(test_sets)},
+        "training_cases": {t.label: {"recommendation": len(t.recommendation), "response": len(t.responses)} for t in training},
+        "test_cases": {t.dataset.label: {"recommendation": len(t.recommendation), "response": len(t.responses)} for t in tests},
+        "target_coverage": target_coverage(training, tests),
+        "results": results,
+    }
+
+
+def target_coverage(training: list[TrainingData], tests: list[TestSet]) -> dict[str, dict[str, float]]:
+    """Per training set and test set, the share of test recommendation targets that some training case has as
+    its target: what a model that learns items from its training set can hope to get right."""
+    coverage = {}
+    for data in training:
+        known = {case.target for case in data.recommendation}
+        coverage[data.label] = {
+            test.dataset.label: round(sum(c.target in known for c in test.recommendation) / len(test.recommendation), 4)
+            if test.recommendation else 0.0
+            for test in tests
+        }
+    return coverage
+
+
+def _score(name: str, model: Any, test: TestSet, settings: BenchmarkSettings, space: ItemSpace) -> dict[str, Any]:
+    task = task_of(name)
+    cases = test.recommendation if task == "recommendation" else test.responses
+    if name in LLM:
+        cases = sample(cases, settings.llm_cases, settings.seed)
+    usage = dict(model.usage) if hasattr(model, "usage") else None  # the LLM's tokens for this test set alone
+    started = time.perf_counter()
+    entry: dict[str, Any] = {"task": task, "model": name, "test": test.dataset.label, "cases": len(cases)}
+    if task == "recommendation":
+        entry["metrics"] = score_recommender(
+            model, cases, space, exclude_mentioned=settings.exclude_mentioned,
+            description=f"{name} on {test.dataset.label}", progress=settings.progress,
+        )
+    else:
+        entry["metrics"], answers = score_responder(model, cases, crslab_compat=settings.crslab_compat)
+        entry["examples"] = [{"context": c.context[-1].text, "reference": c.reference, "answer": a}
+                             for c, a in list(zip(cases, answers))[:3]]
+    entry["eval_s"] = round(time.perf_counter() - started, 2)
+    if usage is not None:
+        entry["llm_usage"] = {key: value - usage[key] for key, value in model.usage.items()}
+    return entry
+
+
+def _settings_record(settings: BenchmarkSettings, space: ItemSpace) -> dict[str, Any]:
+    llm = settings.llm.model_dump(include={"backend", "model", "base_url", "concurrency"})
+    return {
+        "models": settings.models,
+        "exclude_mentioned": settings.exclude_mentioned,
+        "crslab_compat": settings.crslab_compat,
+        "max_cases": settings.max_cases,
+        "llm_cases": settings.llm_cases,
+        "seed": settings.seed,
+        "embedding_model": settings.embedding_model,
+        "llm": llm if any(m in LLM for m in settings.models) else None,
+        "item_space": {"items": len(space), "movielens": space.reference_size, "title_only": len(space) - space.reference_size},
+    }
