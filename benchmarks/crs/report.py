@@ -74,7 +74,8 @@ def markdown(results: dict[str, Any]) -> str:
                          "the ranking.")
         else:
             lines.append("Dist-n: distinct / all word n-grams over the model's responses; 'references' is the test "
-                         "set's own responses. BLEU: corpus-level; ROUGE and F1: mean over responses.")
+                         "set's own responses; it falls as the number of responses grows, so compare rows with the same case count. "
+                         "BLEU: corpus-level; ROUGE and F1: mean over responses.")
             if results["settings"]["crslab_compat"]:
                 lines.append("crslab-dist@n: CRSLab's variant, distinct *character* n-grams / responses, only for "
                              "comparison with numbers published with CRSLab.")

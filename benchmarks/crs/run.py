@@ -11,7 +11,13 @@ from rich.console import Console
 
 from synth.benchmarks.crs.baselines.base import Setup, TrainingData
 from synth.benchmarks.crs.cache import fit_or_load
-from synth.benchmarks.crs.cases import recommendation_cases, response_cases, sample
+from synth.benchmarks.crs.cases import (
+    RecommendationCase,
+    ResponseCase,
+    recommendation_cases,
+    response_cases,
+    sample,
+)
 from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_dataset, parse_specs
 from synth.benchmarks.crs.evaluate import reference_distinct, score_recommender, score_responder
 from synth.benchmarks.crs.items import ItemSpace
@@ -42,8 +48,8 @@ class BenchmarkSettings:
 @dataclass
 class TestSet:
     dataset: BenchmarkDataset
-    recommendation: list
-    responses: list
+    recommendation: list[RecommendationCase]
+    responses: list[ResponseCase]
 
 
 def run_benchmark(settings: BenchmarkSettings, space: ItemSpace | None = None) -> dict[str, Any]:
@@ -75,8 +81,8 @@ def run_benchmark(settings: BenchmarkSettings, space: ItemSpace | None = None) -
         cls = baseline_class(name)
         for data in training if cls.trains else [None]:
             console.print(f"[bold]{name}[/bold] " + (f"on {data.label}" if data else "(no training)"))
+            started, cached = time.perf_counter(), False  # building counts: item embeddings, a loaded model
             model = cls(setup)
-            started, cached = time.perf_counter(), False
             if data is not None:
                 cached = fit_or_load(model, data, setup, refit=settings.refit)
             fit_s = time.perf_counter() - started

@@ -2,7 +2,8 @@
 
 BLEU is corpus-level (sacrebleu: clipped n-gram precisions up to n, geometric mean, brevity penalty) on a
 0-1 scale; ROUGE-1/2/L are rouge-score F-measures averaged over responses; token F1 is the harmonic mean of
-the bag-of-words precision and recall of each response, averaged (as in SQuAD and ParlAI)."""
+the bag-of-words precision and recall of each response without the articles a/an/the, averaged (SQuAD's and
+ParlAI's F1; with the articles kept it would equal ROUGE-1)."""
 
 from __future__ import annotations
 
@@ -44,9 +45,13 @@ def rouge(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, flo
     return {kind: fmean(s[kind].fmeasure for s in scores) for kind in kinds}
 
 
+ARTICLES = frozenset({"a", "an", "the"})
+
+
 def token_f1(hypothesis: str, reference: str) -> float:
-    """F1 of the shared words (counted with multiplicity) of one response and its reference."""
-    hyp, ref = Counter(words(hypothesis)), Counter(words(reference))
+    """F1 of the shared words (counted with multiplicity, articles left out) of one response and its reference."""
+    hyp = Counter(w for w in words(hypothesis) if w not in ARTICLES)
+    ref = Counter(w for w in words(reference) if w not in ARTICLES)
     shared = sum((hyp & ref).values())
     if shared == 0:
         return 0.0

@@ -52,10 +52,11 @@ def test_rouge_and_token_f1():
     assert scores["rouge1"] == pytest.approx(5 / 6)  # the x2, cat, on, mat
     assert scores["rouge2"] == pytest.approx(3 / 5)  # the cat, on the, the mat
     assert scores["rougeL"] == pytest.approx(5 / 6)  # LCS "the cat on the mat"
-    assert token_f1(HYP, REF) == pytest.approx(5 / 6)
-    assert token_f1("a a b", "a c") == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))  # "a" shared once
-    assert token_f1("", REF) == 0.0
-    assert mean_token_f1([HYP, "dog"], [REF, REF]) == pytest.approx(5 / 12)
+    # token F1 leaves the articles out (SQuAD / ParlAI): cat sat on mat vs cat is on mat -> 3 of 4 each way
+    assert token_f1(HYP, REF) == pytest.approx(3 / 4)
+    assert token_f1("x x y", "x z") == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))  # "x" shared once
+    assert token_f1("", REF) == 0.0 and token_f1("the", "the") == 0.0
+    assert mean_token_f1([HYP, "dog"], [REF, REF]) == pytest.approx(3 / 8)
 
 
 def test_crslab_distinct_counts_character_ngrams_per_response_unlike_dist_n():
