@@ -59,7 +59,7 @@ def main(
                 if (run / name).exists():
                     shutil.copyfile(run / name, folder / name)
             for job, args in JOBS.items():
-                figures = json.loads(_isolated(args(folder, Path(scratch) / f"hf-{size}")))
+                figures = json.loads(isolated_job(args(folder, Path(scratch) / f"hf-{size}")))
                 rows.append((job, size, figures))
     table = Table(title="stats and export at scale (each job in a fresh process)", title_justify="left")
     for column in ("job", "dialogues", "wall s", "dialogues/s", "peak RSS MiB", "RSS vs the smallest run"):
@@ -77,7 +77,7 @@ def main(
     Console(width=110).print(table)
 
 
-def _isolated(args: list[str]) -> str:
+def isolated_job(args: list[str]) -> str:
     """Measure one job from a fresh interpreter, so RUSAGE_CHILDREN holds that job alone."""
     code = (
         f"import json; from synth.benchmarks.perf.stats_export import timed_job; print(json.dumps(timed_job({args!r})))"
