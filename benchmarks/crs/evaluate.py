@@ -66,23 +66,21 @@ def score_recommender(
 def response_metrics(hypotheses: Sequence[str], references: Sequence[str], *, crslab_compat: bool = False) -> dict[str, float]:
     """Dist-1..4 over the hypotheses' words, corpus BLEU-2/4, mean ROUGE-1/2/L F and token F1; with
     `crslab_compat`, also CRSLab's character-n-gram "dist@n" under its own names."""
-    tokens = [words(h) for h in hypotheses]
-    metrics = {f"dist-{n}": distinct_n(tokens, n) for n in range(1, 5)}
+    metrics = distinct_metrics(hypotheses, crslab_compat=crslab_compat)
     metrics.update({"bleu-2": bleu(hypotheses, references, 2), "bleu-4": bleu(hypotheses, references, 4)})
     scores = rouge(hypotheses, references)
     metrics.update({"rouge-1": scores["rouge1"], "rouge-2": scores["rouge2"], "rouge-l": scores["rougeL"]})
     metrics["f1"] = mean_token_f1(hypotheses, references)
-    if crslab_compat:
-        metrics.update({f"crslab-dist@{n}": crslab_distinct(hypotheses, n) for n in range(1, 5)})
     return metrics
 
 
-def reference_distinct(references: Sequence[str], *, crslab_compat: bool = False) -> dict[str, float]:
-    """Dist-n of a test set's own responses, the human (or generated) yardstick for the models' Dist-n."""
-    tokens = [words(r) for r in references]
+def distinct_metrics(texts: Sequence[str], *, crslab_compat: bool = False) -> dict[str, float]:
+    """Dist-1..4 of responses (a model's, or a test set's own as the yardstick); with `crslab_compat`, also
+    CRSLab's character variant under its own names."""
+    tokens = [words(t) for t in texts]
     metrics = {f"dist-{n}": distinct_n(tokens, n) for n in range(1, 5)}
     if crslab_compat:
-        metrics.update({f"crslab-dist@{n}": crslab_distinct(references, n) for n in range(1, 5)})
+        metrics.update({f"crslab-dist@{n}": crslab_distinct(texts, n) for n in range(1, 5)})
     return metrics
 
 

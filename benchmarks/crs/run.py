@@ -19,7 +19,7 @@ from synth.benchmarks.crs.cases import (
     sample,
 )
 from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_dataset, parse_specs
-from synth.benchmarks.crs.evaluate import reference_distinct, score_recommender, score_responder
+from synth.benchmarks.crs.evaluate import distinct_metrics, score_recommender, score_responder
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.registry import LLM, baseline_class, task_of
 from synth.config import BackendSettings
@@ -74,7 +74,7 @@ def run_benchmark(settings: BenchmarkSettings, space: ItemSpace | None = None) -
     ]
     results: list[dict[str, Any]] = [
         {"task": "response", "model": "references", "train": None, "test": t.dataset.label, "cases": len(t.responses),
-         "metrics": reference_distinct([c.reference for c in t.responses], crslab_compat=settings.crslab_compat)}
+         "metrics": distinct_metrics([c.reference for c in t.responses], crslab_compat=settings.crslab_compat)}
         for t in tests
     ]
     for name in settings.models:
