@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -303,7 +303,14 @@ def benchmark(
         "redial-train, redial-test, inspired-dev, inspired-test; LABEL=PATH names it, a label given twice pools "
         "both (repeatable)."
     ),
-    test: list[str] = typer.Option(..., "--test", help="A test set, as for --train (repeatable)."),
+    test: list[str] = typer.Option(
+        ..., "--test", help="A test set, as for --train (repeatable); with --suite gorecdial, the training set "
+        "itself means k-fold cross-validation over its games."
+    ),
+    suite: str = typer.Option(
+        "crs", help="crs: recommendation and response baselines; gorecdial: the GoRecDial expert (supervised "
+        "multi-aspect and bot-play) on GoRecDial games."
+    ),
     models: list[str] = typer.Option(
         ["default"], "--models", help="Comma-separated or repeated: popularity, cooccurrence, bm25, dense, neural, "
         "llm-rec, tfidf, dense-ranker, seq2seq, llm-response, or the groups rec, response, llm, default (all but "
@@ -330,39 +337,72 @@ def benchmark(
     ),
     refit: bool = typer.Option(False, "--refit", help="Train again even when a fitted model is cached."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+    folds: int = typer.Option(5, min=2, help="gorecdial: folds when a test set is the training set."),
+    epochs: int = typer.Option(40, min=1, help="gorecdial: supervised epochs of each expert variant."),
+    botplay_updates: int = typer.Option(150, min=0, help="gorecdial: bot-play updates (8 games each)."),
+    llm_games: int = typer.Option(
+        10, min=0, help="gorecdial: held-out games each expert plays against the LLM seeker (seeded); 0: none."
+    ),
 ) -> None:
-    """CRS baselines trained on each --train set and scored on each --test set: recommendation (Recall@k,
-    MRR, NDCG) and response generation (Dist-n, BLEU, ROUGE, F1)."""
-    import json
-
-    from rich.console import Console
-
-    from synth.benchmarks.crs.registry import resolve_models
-    from synth.benchmarks.crs.report import console_tables, markdown, plot
-    from synth.benchmarks.crs.run import BenchmarkSettings, run_benchmark
+    """Baselines trained on each --train set and scored on each --test set. crs: recommendation (Recall@k,
+    MRR, NDCG) and response generation (Dist-n, BLEU, ROUGE, F1). gorecdial: the expert's Turn@k, Chat@k,
+    decision accuracy, F1, BLEU, and Goal, Score, Turn2Goal in games against a retrieval and an LLM seeker."""
     from synth.config import BackendSettings
     from synth.data.dialogue_formats import FORMATS
 
     if input_format is not None and input_format not in FORMATS:
         raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}", param_hint="--format")
+    if suite not in ("crs", "gorecdial"):
+        raise typer.BadParameter("expected crs or gorecdial", param_hint="--suite")
     llm = {"backend": backend, "model": model, "base_url": base_url, "concurrency": concurrency}
+    llm_settings = BackendSettings(**{k: v for k, v in llm.items() if v is not None})
+    if suite == "gorecdial":
+        from synth.benchmarks.gorecdial import report as gorecdial_report
+        from synth.benchmarks.gorecdial.botplay import BotPlayConfig
+        from synth.benchmarks.gorecdial.expert import ExpertConfig
+        from synth.benchmarks.gorecdial.run import GoRecDialSettings, run_gorecdial
+
+        try:
+            results = run_gorecdial(GoRecDialSettings(
+                train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(epochs=epochs),
+                botplay=BotPlayConfig(updates=botplay_updates), llm_games=llm_games, llm=llm_settings,
+                embedding_model=embedding_model, progress=progress, format=input_format,
+            ))
+        except SynthError as exc:
+            raise fail(str(exc)) from None
+        write_results(out, results, gorecdial_report)
+        return
+
+    from synth.benchmarks.crs import report as crs_report
+    from synth.benchmarks.crs.registry import resolve_models
+    from synth.benchmarks.crs.run import BenchmarkSettings, run_benchmark
+
     try:
         settings = BenchmarkSettings(
             train=train, test=test, models=resolve_models(models), exclude_mentioned=exclude_mentioned,
             crslab_compat=crslab_compat, max_cases=max_cases, llm_cases=llm_cases, seed=seed,
-            embedding_model=embedding_model, llm=BackendSettings(**{k: v for k, v in llm.items() if v is not None}),
+            embedding_model=embedding_model, llm=llm_settings,
             cache_dir=cache_dir.expanduser(), refit=refit, progress=progress, format=input_format,
         )
         results = run_benchmark(settings)
     except SynthError as exc:
         raise fail(str(exc)) from None
+    write_results(out, results, crs_report)
+
+
+def write_results(out: Path, results: dict[str, Any], report: Any) -> None:
+    """results.json, the report's results.md and plots in `out`, and its tables on the console."""
+    import json
+
+    from rich.console import Console
+
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False))
-    (out / "results.md").write_text(markdown(results))
+    (out / "results.md").write_text(report.markdown(results))
     console = Console(width=max(Console().width, 200))  # the response table has up to 17 columns
-    for table in console_tables(results):
+    for table in report.console_tables(results):
         console.print(table)
-    for path in [out / "results.json", out / "results.md", *plot(results, out)]:
+    for path in [out / "results.json", out / "results.md", *report.plot(results, out)]:
         typer.echo(f"wrote {path}")
 
 

@@ -79,7 +79,7 @@ def build_gorecdial(config: GenerateConfig, data: SourceData, backend: ChatBacke
     sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
     game = GoRecDialGamePlayer(
         data.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
-        GoRecDialRules(max_utterances=config.turn_cap), sampling,
+        GoRecDialRules(max_utterances=config.turn_cap, ask_turns=config.ask_turns), sampling,
     )
     return specs, game
 

@@ -206,3 +206,22 @@ def test_benchmark_trains_on_a_generated_run_and_asks_the_embedded_model(smollm_
     assert any(example["answer"] for example in rows["llm-response"]["examples"])
     assert results["settings"]["llm"]["model"] == SMOLLM
     assert (tmp_path / "cache" / "llm_requests.sqlite").exists()
+
+
+def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
+    """GoRecDial games written by the embedded model train the expert; held-out games are then played against
+    synth's seeker simulator on the real SmolLM2."""
+    run = tmp_path / "games"
+    generate(run, "--mode", "gorecdial", "--n", "4", "--max-utterances", "8")
+    out = tmp_path / "bench"
+    result = run_synth(
+        "benchmark", "--suite", "gorecdial", "--train", f"smollm={run}", "--test", f"smollm={run}", "--folds", "2",
+        "--epochs", "2", "--botplay-updates", "2", "--llm-games", "2", "--model", SMOLLM, "--out", str(out),
+        "--no-progress",
+    )
+    assert result.returncode == 0, result.stderr
+    pair = json.loads((out / "results.json").read_text())["pairs"][0]
+    for expert in ("supervised (+DECIDE)", "bot-play (+PLAN)"):
+        assert pair["games"]["llm"][expert]["games"] == 2 and pair["games"]["retrieval"][expert]["games"] == 4
+    assert pair["llm_usage"]["calls"] >= 4 and pair["llm_usage"]["completion_tokens"] > 0
+    assert "Goal (LLM seeker)" in result.stdout

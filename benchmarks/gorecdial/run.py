@@ -1,0 +1,178 @@
+"""`synth benchmark --suite gorecdial`: the expert's supervised variants and its bot-play version, trained on
+each --train set and scored on each --test set, beside the baselines; then games against the retrieval
+seeker and the LLM seeker. When a test set is the training set itself, the games are split into k folds
+(every game is held out once, the figures pool all folds)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+
+from synth.benchmarks.crs.datasets import parse_specs
+from synth.benchmarks.gorecdial import baselines
+from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
+from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert
+from synth.benchmarks.gorecdial.expert import ExpertConfig
+from synth.benchmarks.gorecdial.games import Game, GameSet, folds, load_games
+from synth.benchmarks.gorecdial.play import PlayedGame, game_metrics, play_all
+from synth.benchmarks.gorecdial.seekers import LlmSeeker, RetrievalSeeker
+from synth.benchmarks.gorecdial.training import VARIANTS, Expert, train_supervised
+from synth.config import BackendSettings
+from synth.gorecdial import GoRecDialRules
+
+console = Console(stderr=True)
+GAME_EXPERTS = ("+DECIDE", "+PLAN")  # the supervised and the bot-play expert: both decide
+EXPERT_NAMES = {"+DECIDE": "supervised (+DECIDE)", "+PLAN": "bot-play (+PLAN)"}
+
+
+@dataclass
+class GoRecDialSettings:
+    train: list[str]
+    test: list[str]
+    folds: int = 5
+    seed: int = 0
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
+    botplay: BotPlayConfig = field(default_factory=BotPlayConfig)
+    llm_games: int = 10  # held-out games played against the LLM seeker (seeded sample); 0: none
+    llm: BackendSettings = field(default_factory=BackendSettings)
+    embedding_model: str | None = None
+    progress: bool = True
+    format: str | None = None
+
+
+@dataclass
+class Fold:
+    train: list[Game]
+    test: list[Game]
+    experts: dict[str, Expert] = field(default_factory=dict)
+
+
+@functools.cache
+def _movielens() -> dict[str, Any]:
+    from synth.data.sources import movielens_catalog
+
+    return movielens_catalog()
+
+
+def run_gorecdial(settings: GoRecDialSettings) -> dict[str, Any]:
+    """The results document: settings, datasets, and per train x test pair both tables, curves and times."""
+    train_sets = [load_games(spec, _movielens) for spec in parse_specs(settings.train, settings.format)]
+    test_sets = [load_games(spec, _movielens) for spec in parse_specs(settings.test, settings.format)]
+    datasets = {s.label: s.describe() for s in [*train_sets, *test_sets]}
+    pairs = [_pair(train, test, settings) for train in train_sets for test in test_sets]
+    return {
+        "suite": "gorecdial",
+        "settings": {
+            "folds": settings.folds, "seed": settings.seed, "expert": settings.expert.model_dump(),
+            "botplay": settings.botplay.model_dump(), "llm_games": settings.llm_games,
+            "llm": settings.llm.model_dump(include={"backend", "model", "base_url", "concurrency"})
+            if settings.llm_games else None, "embedding_model": settings.embedding_model,
+            "rules": vars(GoRecDialRules()),
+        },
+        "datasets": datasets,
+        "pairs": pairs,
+    }
+
+
+def _pair(train: GameSet, test: GameSet, settings: GoRecDialSettings) -> dict[str, Any]:
+    same = train.fingerprint == test.fingerprint
+    splits = folds(train.games, settings.folds, settings.seed) if same else [(train.games, test.games)]
+    held_out = [g for _, t in splits for g in t]
+    llm_sample = {g.id for g in random.Random(settings.seed).sample(held_out, min(settings.llm_games, len(held_out)))}
+    rules = GoRecDialRules()
+    times: dict[str, float] = {"supervised_s": 0.0, "botplay_s": 0.0, "games_s": 0.0, "baselines_s": 0.0}
+    tallies: dict[str, Tally] = {}
+    played: dict[str, dict[str, list[PlayedGame]]] = {"retrieval": {e: [] for e in GAME_EXPERTS}}
+    rewards: list[list[float]] = []
+    setup = baselines.ranker_setup(settings.seed, settings.embedding_model, settings.progress)
+    fold_list = []
+    for number, (train_games, test_games) in enumerate(splits):
+        console.log(f"{train.label} -> {test.label}: fold {number + 1}/{len(splits)}, "
+                    f"{len(train_games)} training and {len(test_games)} held-out games")
+        fold = Fold(train_games, test_games)
+        start = time.perf_counter()
+        for variant in VARIANTS:
+            fold.experts[variant] = train_supervised(train_games, variant, settings.expert, settings.seed,
+                                                     settings.progress, train.label)
+        times["supervised_s"] += time.perf_counter() - start
+        seeker = RetrievalSeeker(train_games)
+        start = time.perf_counter()
+        fold.experts["+PLAN"], curve = run_bot_play(fold.experts["+DECIDE"], train_games, seeker, rules,
+                                                    settings.botplay, settings.seed, settings.progress)
+        rewards.append(curve)
+        times["botplay_s"] += time.perf_counter() - start
+        for name, expert in fold.experts.items():
+            tallies.setdefault(name, Tally()).extend(evaluate_expert(expert, test_games))
+        start = time.perf_counter()
+        for name in GAME_EXPERTS:
+            played["retrieval"][name] += asyncio.run(play_all(fold.experts[name], seeker, test_games, rules))
+        times["games_s"] += time.perf_counter() - start
+        start = time.perf_counter()
+        _baselines(train_games, test_games, settings.seed, setup, tallies)
+        times["baselines_s"] += time.perf_counter() - start
+        fold_list.append(fold)
+    llm_usage = None
+    if llm_sample:
+        start = time.perf_counter()
+        played["llm"], llm_usage = asyncio.run(_llm_games(fold_list, llm_sample, rules, settings))
+        times["llm_games_s"] = time.perf_counter() - start
+    supervised = {"random (expected)": baselines.random_metrics()}
+    supervised.update({name: tally.metrics() for name, tally in tallies.items()})
+    return {
+        "train": train.label,
+        "test": test.label,
+        "evaluation": f"{len(splits)}-fold cross-validation over the games" if same else "held-out test set",
+        "train_games": [len(games) for games, _ in splits],  # per fold
+        "test_games": len(held_out),
+        "supervised": supervised,
+        "turn_curves": {name: tally.turn_curve() for name, tally in tallies.items() if tally.turn_ranks},
+        "games": {
+            seeker: {EXPERT_NAMES[name]: game_metrics(games, rules.max_utterances) for name, games in by_expert.items()}
+            for seeker, by_expert in played.items()
+        },
+        "examples": {EXPERT_NAMES[name]: _transcript(games[0]) for name, games in played["retrieval"].items() if games},
+        "botplay_reward": [sum(values) / len(values) for values in zip(*rewards)],
+        "llm_usage": llm_usage,
+        "times": {k: round(v, 1) for k, v in times.items()},
+    }
+
+
+def _baselines(train: Sequence[Game], test: Sequence[Game], seed: int, setup: Any, tallies: dict[str, Tally]) -> None:
+    found = {"candidate prior (no context)": baselines.candidate_prior(train, test, seed),
+             "dense recommendation": baselines.dense_recommendation(test, setup)}
+    found.update({f"{name} response ranker": tally
+                  for name, tally in baselines.response_rankers(train, test, setup).items()})
+    for name, tally in found.items():
+        tallies.setdefault(name, Tally()).extend(tally)
+
+
+async def _llm_games(fold_list: list[Fold], sample: set[str], rules: GoRecDialRules, settings: GoRecDialSettings
+                     ) -> tuple[dict[str, list[PlayedGame]], dict[str, Any]]:
+    """The sampled held-out games, each played by its fold's experts against synth's LLM seeker."""
+    from synth.llm.factory import make_backend
+
+    backend = make_backend(settings.llm)
+    seeker = LlmSeeker(backend, settings.seed)
+    played: dict[str, list[PlayedGame]] = {name: [] for name in GAME_EXPERTS}
+    try:
+        await backend.check()
+        for fold in fold_list:
+            games = [g for g in fold.test if g.id in sample]
+            for name in GAME_EXPERTS if games else ():
+                console.log(f"{len(games)} games: {EXPERT_NAMES[name]} expert vs the LLM seeker")
+                played[name] += await play_all(fold.experts[name], seeker, games, rules, settings.llm.concurrency)
+    finally:
+        await backend.aclose()
+    return played, seeker.usage_summary()
+
+
+def _transcript(game: PlayedGame) -> list[str]:
+    names = {"seeker": "Seeker", "recommender": "Expert"}
+    return [f"{names[u.role]}: {u.text}" for u in game.utterances]

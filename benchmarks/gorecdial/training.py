@@ -1,0 +1,125 @@
+"""Supervised multi-aspect learning of the expert: loss = a*GENERATE + b*PREDICT + (1-a-b)*DECIDE, with
+GENERATE alone for the warm-up epochs and the weights then annealed linearly to the variant's final values,
+as in the paper. One example per expert turn; GENERATE learns from speak turns only (recommend turns are
+written by the template)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
+from synth.benchmarks.gorecdial.expert import PAD, Encoder, ExpertConfig, Vocabulary, build_expert
+from synth.benchmarks.gorecdial.games import DECISIONS, Game
+from synth.errors import SynthError
+
+# final (a: GENERATE, b: PREDICT) of each supervised variant; DECIDE weighs 1 - a - b
+VARIANTS: dict[str, tuple[float, float]] = {
+    "GENERATE": (1.0, 0.0),
+    "+PREDICT": (0.5, 0.5),
+    "+DECIDE": (0.4, 0.3),
+}
+
+
+@dataclass
+class Expert:
+    """A trained expert: its model, how it reads games, and which aspects it learnt."""
+
+    variant: str
+    encoder: Encoder
+    model: Any
+    predicts: bool
+    decides: bool
+
+
+@dataclass
+class Examples:
+    history: Any  # (N, H, W)
+    movies: Any  # (N, C, M)
+    correct: Any  # (N,)
+    decision: Any  # (N,) 0 speak, 1 recommend
+    target: Any  # (N, T)
+    speak: Any  # (N,) bool
+
+    def __len__(self) -> int:
+        return len(self.correct)
+
+    def take(self, rows: Any) -> Examples:
+        return Examples(*(getattr(self, f)[rows] for f in ("history", "movies", "correct", "decision", "target", "speak")))
+
+
+def turn_examples(games: Sequence[Game], encoder: Encoder) -> Examples:
+    """One example per expert turn: the utterances before it, the candidates and what the expert did."""
+    history, movies, correct, decision, target = [], [], [], [], []
+    for game in games:
+        candidates = encoder.movies(game.candidates)
+        for position in game.expert_turns():
+            turn = game.utterances[position]
+            history.append(encoder.history(game.utterances[:position]))
+            movies.append(candidates)
+            correct.append(game.correct)
+            decision.append(DECISIONS.index(turn.decision))
+            target.append(encoder.target(turn.text))
+    if not history:
+        raise SynthError("the training games have no expert turns")
+    tensor = encoder.tensor
+    speak = tensor(decision) == 0
+    return Examples(tensor(history), tensor(movies), tensor(correct), tensor(decision), tensor(target), speak)
+
+
+def loss_weights(epoch: int, variant: str, config: ExpertConfig) -> tuple[float, float, float]:
+    """(GENERATE, PREDICT, DECIDE) weights at `epoch`: GENERATE alone, then a linear anneal."""
+    final_a, final_b = VARIANTS[variant]
+    if epoch < config.warmup_epochs:
+        return 1.0, 0.0, 0.0
+    progress = min(1.0, (epoch - config.warmup_epochs + 1) / max(config.anneal_epochs, 1))
+    a = 1.0 - progress * (1.0 - final_a)
+    b = progress * final_b
+    return a, b, max(0.0, 1.0 - a - b)
+
+
+def aspect_losses(model: Any, batch: Examples) -> tuple[Any, Any, Any]:
+    """(GENERATE, PREDICT, DECIDE) cross-entropies of one batch."""
+    torch = require_torch()
+    functional = torch.nn.functional
+    context, memory, padding = model.context(batch.history)
+    scores = model.predict(context, batch.movies)
+    predict = functional.cross_entropy(scores, batch.correct)
+    decide = functional.cross_entropy(model.decide(context, scores), batch.decision)
+    if batch.speak.any():
+        rows = batch.speak
+        logits = model.generate_logits(context[rows], memory[rows], padding[rows], batch.target[rows, :-1])
+        generate = functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), batch.target[rows, 1:].reshape(-1), ignore_index=PAD
+        )
+    else:
+        generate = scores.sum() * 0.0
+    return generate, predict, decide
+
+
+def train_supervised(
+    games: Sequence[Game], variant: str, config: ExpertConfig, seed: int, progress: bool = False, label: str = ""
+) -> Expert:
+    """An expert of `variant` trained on `games` (seeded)."""
+    torch = require_torch()
+    vocabulary = Vocabulary.build(games, config.vocabulary)
+    encoder = Encoder(vocabulary, config)
+    examples = turn_examples(games, encoder)
+    torch.manual_seed(seed)
+    model = build_expert(torch, len(vocabulary.tokens), config)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    model.train()
+    batches_per_epoch = -(-len(examples) // config.batch)
+    description = f"train {variant} expert" + (f" on {label}" if label else "")
+    for number, rows in enumerate(seeded_batches(len(examples), config.batch, config.epochs, seed, description, progress)):
+        a, b, c = loss_weights(number // batches_per_epoch, variant, config)
+        generate, predict, decide = aspect_losses(model, examples.take(rows))
+        loss = a * generate + b * predict + c * decide
+        optimiser.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimiser.step()
+    model.eval()
+    final_a, final_b = VARIANTS[variant]
+    return Expert(variant, encoder, model, predicts=final_b > 0, decides=final_a + final_b < 1)

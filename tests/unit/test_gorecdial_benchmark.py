@@ -1,0 +1,208 @@
+"""The GoRecDial expert suite: reading games, the loss schedule, the metrics, the game loop, that supervised
+learning and bot-play learn what they should on hand-built games, and the CLI end to end.
+
+Hand-built games (`made_up_games`) are for the learning logic only: the seeker says which genre it loves and
+the correct candidate is the only one of that genre, so a working PREDICT must find it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from synth.benchmarks.crs.datasets import DatasetSpec
+from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
+from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert, ranks
+from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, ExpertConfig
+from synth.benchmarks.gorecdial.games import Game, Utterance, folds, load_games, record_game
+from synth.benchmarks.gorecdial.play import game_metrics, play_all
+from synth.benchmarks.gorecdial.seekers import RetrievalSeeker
+from synth.benchmarks.gorecdial.training import loss_weights, train_supervised
+from synth.config import GenerateConfig
+from synth.data.sources import movielens_catalog
+from synth.game import SEED_EXCHANGE
+from synth.gorecdial import GoRecDialRules, game_score
+from synth.llm.scripted import ScriptedBackend
+from synth.records import Item
+from synth.runner import generate
+from tests.helpers import read_records, run_synth
+
+torch = pytest.importorskip("torch")
+FIXTURE = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "gorecdial_sample.txt"
+GENRES = ["western", "musical", "horror", "romance", "heist", "space", "samurai", "pirate", "zombie", "sports"]
+SMALL = ExpertConfig(epochs=30, warmup_epochs=3, anneal_epochs=5)
+
+
+def made_up_games(n: int, seed: int, hesitant: float = 0.0) -> list[Game]:
+    """Games where the seeker names its genre and the correct candidate is the only one of it. The expert asks
+    once, then recommends the correct movie, which the seeker accepts; in a `hesitant` share of the games it
+    only keeps asking until the 20-utterance cap."""
+    rng = random.Random(seed)
+    games = []
+    for number in range(n):
+        genres = rng.sample(GENRES, 5)
+        correct = rng.randrange(5)
+        loved = genres[correct]
+        candidates = tuple(
+            Item(id=f"{number}-{i}", title=f"Film {number}{i}", year=2000 + i, description=f"{g.title()}. Tags: {g} story.")
+            for i, g in enumerate(genres)
+        )
+        seeker_items = tuple(Item(id=f"{number}-s{i}", title=f"Loved {i}", description=f"{loved.title()}.") for i in range(5))
+        utterances = [Utterance(role, text) for role, text in SEED_EXCHANGE]
+        utterances.append(Utterance("recommender", "what kind of movies do you like", "speak"))
+        utterances.append(Utterance("seeker", f"i love {loved} movies, really {loved}"))
+        if rng.random() < hesitant:
+            for _ in range(9):
+                utterances.append(Utterance("recommender", "tell me more about what you like", "speak"))
+                utterances.append(Utterance("seeker", f"just {loved} movies"))
+        else:
+            title = candidates[correct].display
+            utterances.append(Utterance("recommender", RECOMMEND_TEMPLATE.format(title=title), "recommend", correct))
+            utterances.append(Utterance("seeker", "great, i will watch it", accepted=True))
+        points = tuple(0.9 if i == correct else 0.025 for i in range(5))
+        games.append(Game(f"g{number}", seeker_items, candidates, correct, points, tuple(utterances)))
+    return games
+
+
+def game_script(accept: bool):
+    """A scripted backend's answers (game logic, not a model): the expert always picks the first remaining
+    candidate (or 'none' when it may only speak); the seeker accepts every recommendation, or none."""
+    def script(messages, schema):
+        props = schema["properties"]
+        if "item" in props:
+            return json.dumps({"think": "t", "item": props["item"]["enum"][0], "utterance": "What do you like?"})
+        if "accept" in props:
+            return json.dumps({"utterance": "Sure!" if accept else "No thanks.", "accept": accept})
+        return json.dumps({"utterance": "I like slow westerns."})
+
+    return script
+
+
+def test_loss_weights_warm_up_on_generate_then_anneal():
+    config = ExpertConfig(warmup_epochs=2, anneal_epochs=4)
+    assert loss_weights(0, "+DECIDE", config) == loss_weights(1, "+DECIDE", config) == (1.0, 0.0, 0.0)
+    a, b, c = loss_weights(3, "+DECIDE", config)  # half-way: a = 1 - 0.5 * 0.6, b = 0.5 * 0.3
+    assert (round(a, 6), round(b, 6), round(c, 6)) == (0.7, 0.15, 0.15)
+    assert tuple(round(w, 6) for w in loss_weights(30, "+DECIDE", config)) == (0.4, 0.3, 0.3)
+    assert loss_weights(30, "+PREDICT", config) == (0.5, 0.5, 0.0) and loss_weights(30, "GENERATE", config)[0] == 1.0
+
+
+def test_tally_pools_raw_outcomes():
+    # ranks of the correct candidate: scores tie at the top count against it
+    assert ranks(torch.tensor([[0.9, 0.1, 0.5], [0.2, 0.2, 0.1]]), torch.tensor([2, 1])) == [2, 2]
+    first = Tally(turn_ranks=[(1, 1), (2, 4)], chat_ranks=[1], decisions=[True, False])
+    first.extend(Tally(turn_ranks=[(1, 3), (2, 1)], chat_ranks=[5], decisions=[True, True]))
+    metrics = first.metrics()
+    assert metrics["turn@1"] == 0.5 and metrics["turn@3"] == 0.75  # ranks 1, 4, 3, 1
+    assert metrics["chat@1"] == 0.5 and metrics["chat@3"] == 0.5 and metrics["decision_acc"] == 0.75
+    assert metrics["f1"] is None and first.turn_curve()[:3] == [0.5, 0.5, None]
+
+
+def test_folds_hold_every_game_out_once():
+    games = made_up_games(11, 0)
+    splits = folds(games, 5, seed=3)
+    held_out = [g.id for _, test in splits for g in test]
+    assert sorted(held_out) == sorted(g.id for g in games)
+    assert all(not {g.id for g in train} & {g.id for g in test} for train, test in splits)
+    assert folds(games, 5, seed=3) == splits
+
+
+def test_generated_records_become_games(tmp_path):
+    """A run played by the scripted backend (game logic): decisions, recommended candidates, acceptances."""
+    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=2, seed=5, progress=False), tmp_path,
+                         backend=ScriptedBackend(game_script(accept=False))))
+    record = read_records(tmp_path)[0]
+    game = record_game(record)
+    assert game.correct == record.gorecdial.correct_index and len(game.candidates) == 5
+    expert = [game.utterances[t] for t in game.expert_turns()]
+    # speak, then the first remaining candidate each turn until none is left (every one is turned down)
+    assert [u.decision for u in expert[:7]] == ["speak"] + ["recommend"] * 5 + ["speak"]
+    assert [u.recommended for u in expert[:7]] == [None, 0, 1, 2, 3, 4, None]
+    assert game.utterances[0].decision is None  # the scripted greeting is not a decision
+    assert [u.accepted for u in game.utterances[3:17:2]] == [None] + [False] * 5 + [None]  # seeker answers
+    loaded = load_games(DatasetSpec("run", [tmp_path]), dict)
+    assert [g.id for g in loaded.games] == [r.id for r in read_records(tmp_path)]
+
+
+def test_human_parlai_games_find_their_correct_movie():
+    games = load_games(DatasetSpec("human", [FIXTURE]), movielens_catalog)
+    assert games.skipped == {"no correct candidate": 1}  # episode 1 ends without a reward
+    game = games.games[0]
+    assert game.candidates[game.correct].id == "2294"  # accepted in the rewarded episode 2
+    assert [game.utterances[t].decision for t in game.expert_turns()] == ["recommend", "recommend", "speak"]
+    assert "Toy Story (1995)" in game.utterances[0].text  # MID1 written as its title
+
+
+def test_supervised_expert_learns_to_predict_and_decide():
+    games = made_up_games(120, seed=1)
+    train, test = games[:100], games[100:]
+    expert = train_supervised(train, "+DECIDE", SMALL, seed=0)
+    tally = evaluate_expert(expert, test)
+    metrics = tally.metrics()
+    # the first expert turn comes before the seeker names its genre (chance: 0.2); the second comes after it
+    assert tally.turn_curve()[1] >= 0.7 and metrics["chat@1"] >= 0.6
+    assert metrics["decision_acc"] >= 0.9 and metrics["f1"] >= 0.8
+    quick = SMALL.model_copy(update={"epochs": 2})
+    generate_only = evaluate_expert(train_supervised(train, "GENERATE", quick, seed=0), test).metrics()
+    assert generate_only["turn@1"] is None and generate_only["decision_acc"] is None
+
+
+def test_games_follow_the_rules_and_score_like_generation():
+    games = made_up_games(60, seed=2)
+    expert = train_supervised(games[:50], "+DECIDE", SMALL, seed=0)
+    rules = GoRecDialRules()
+    played = asyncio.run(play_all(expert, RetrievalSeeker(games[:50]), games[50:], rules))
+    for game, result in zip(games[50:], played):
+        expert_turns = [u for u in result.utterances[2:] if u.role == "recommender"]
+        assert expert_turns[0].decision == "speak"  # the first expert turn may only speak
+        recommended = [u.recommended for u in expert_turns if u.decision == "recommend"]
+        assert len(recommended) == len(set(recommended)) == result.recommendations  # each candidate at most once
+        assert result.goal == (recommended[-1] == game.correct if recommended else False)
+        expected = game_score(list(game.points), recommended[-1], len(recommended), 0.5) if result.goal else 0.0
+        assert result.score == expected and len(result.utterances) <= 2 + rules.max_utterances
+    metrics = game_metrics(played, rules.max_utterances)
+    assert metrics["goal"] >= 0.8 and metrics["goal_by_utterance"][-1] == metrics["goal"]
+
+
+def test_bot_play_makes_a_hesitant_expert_recommend():
+    """In 70% of the games the expert in the data never recommends: the supervised expert imitates that and
+    keeps asking until the cap; bot-play's reward teaches it to recommend."""
+    games = made_up_games(60, seed=3, hesitant=0.7)
+    train, test = games[:40], games[40:]
+    rules = GoRecDialRules()
+    supervised = train_supervised(train, "+DECIDE", SMALL, seed=0)
+    seeker = RetrievalSeeker(train)
+    before = game_metrics(asyncio.run(play_all(supervised, seeker, test, rules)), rules.max_utterances)
+    plan, rewards = run_bot_play(supervised, train, seeker, rules, BotPlayConfig(updates=40), seed=0)
+    after = game_metrics(asyncio.run(play_all(plan, seeker, test, rules)), rules.max_utterances)
+    assert before["goal"] <= 0.3 and after["goal"] >= before["goal"] + 0.5
+    assert sum(rewards[-10:]) > sum(rewards[:10])
+    assert evaluate_expert(plan, test).metrics()["turn@1"] == evaluate_expert(supervised, test).metrics()["turn@1"]
+
+
+def test_cli_writes_both_tables_and_plots(tmp_path):
+    run = tmp_path / "run"
+    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=6, seed=7, progress=False), run,
+                         backend=ScriptedBackend(game_script(accept=True))))
+    out = tmp_path / "out"
+    result = run_synth("benchmark", "--suite", "gorecdial", "--train", f"gen={run}", "--test", f"gen={run}",
+                       "--folds", "2", "--epochs", "2", "--botplay-updates", "2", "--llm-games", "0",
+                       "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    results = json.loads((out / "results.json").read_text())
+    pair = results["pairs"][0]
+    assert pair["evaluation"] == "2-fold cross-validation over the games" and pair["test_games"] == 6
+    assert set(pair["supervised"]) >= {"random (expected)", "GENERATE", "+PREDICT", "+DECIDE", "+PLAN",
+                                       "dense recommendation", "tfidf response ranker"}
+    assert pair["supervised"]["+DECIDE"]["expert_turns"] == results["datasets"]["gen"]["expert_turns"]
+    assert set(pair["games"]["retrieval"]) == {"supervised (+DECIDE)", "bot-play (+PLAN)"}
+    assert len(pair["botplay_reward"]) == 2
+    assert "Turn@1" in result.stdout and "Goal (retrieval seeker)" in result.stdout
+    markdown = (out / "results.md").read_text()
+    assert "| +PLAN |" in markdown and "## gen -> gen" in markdown
+    assert (out / "gorecdial.png").stat().st_size > 10_000 and (out / "gorecdial_botplay.png").exists()
+    refused = run_synth("benchmark", "--suite", "gorecdial", "--train", "redial-test", "--test", f"gen={run}")
+    assert refused.returncode != 0 and "reads GoRecDial games" in refused.stderr
