@@ -1,4 +1,5 @@
-"""Dialogue filters (basic and preference-based), each drop with its filter, reason and evidence.
+"""Dialogue filters (basic, preference-based, and the opt-in satisfaction predictor), each drop with its
+filter, reason and evidence.
 
 Library use:
 
@@ -6,14 +7,14 @@ Library use:
     report = asyncio.run(filter_run(Path("runs/demo"), Path("runs/demo-filtered"), FilterConfig(filters=["all"])))
 
 or one dialogue at a time: `from_record(record, raw)` / `from_pearl(dialogue, raw)` gives the view that
-every filter's `check(view) -> Verdict` reads."""
+every filter's `check(view) -> Verdict` reads (the satisfaction filter: `check_many(views)`)."""
 
 from synth.filters.base import Filter, Verdict
-from synth.filters.config import BASIC_FILTERS, GROUPS, PREFERENCE_FILTERS, FilterConfig
+from synth.filters.config import BASIC_FILTERS, GROUPS, MODEL_FILTERS, PREFERENCE_FILTERS, FilterConfig
 from synth.filters.dialogue import FilterDialogue, from_pearl, from_record
 from synth.filters.pipeline import filter_run
 
 __all__ = [
-    "BASIC_FILTERS", "GROUPS", "PREFERENCE_FILTERS", "Filter", "FilterConfig", "FilterDialogue", "Verdict",
+    "BASIC_FILTERS", "GROUPS", "MODEL_FILTERS", "PREFERENCE_FILTERS", "Filter", "FilterConfig", "FilterDialogue", "Verdict",
     "filter_run", "from_pearl", "from_record",
 ]

@@ -11,6 +11,7 @@ from synth.filters.acceptance import WrongAcceptance
 from synth.filters.form import Form
 from synth.filters.recommender_faults import RecommenderFaults
 from synth.filters.repetition import Repetition
+from synth.filters.satisfaction import Satisfaction
 from synth.filters.target_leak import TargetLeak
 
 from synth.config import BackendSettings
@@ -23,11 +24,13 @@ BASIC_FILTERS = (
     "form",
 )
 PREFERENCE_FILTERS = ("persona_contradiction", "guess_contradiction")
+MODEL_FILTERS = ("satisfaction",)  # opt-in by name: a trained model scores whole chunks of dialogues
 GROUPS = {
     "basic": BASIC_FILTERS,
     "preference": PREFERENCE_FILTERS,
     "all": BASIC_FILTERS + PREFERENCE_FILTERS,
 }
+FILTERS = BASIC_FILTERS + PREFERENCE_FILTERS + MODEL_FILTERS
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
 
 
@@ -45,6 +48,7 @@ class FilterConfig(BaseModel):
     wrong_acceptance: WrongAcceptance = Field(default_factory=WrongAcceptance)
     recommender_faults: RecommenderFaults = Field(default_factory=RecommenderFaults)
     form: Form = Field(default_factory=Form)
+    satisfaction: Satisfaction = Field(default_factory=Satisfaction)
     # preference filters
     judge: Literal["llm", "nli"] = Field(
         "llm",
@@ -77,9 +81,9 @@ class FilterConfig(BaseModel):
     @field_validator("filters")
     @classmethod
     def _known(cls, names: list[str]) -> list[str]:
-        unknown = [n for n in names if n not in GROUPS and n not in GROUPS["all"]]
+        unknown = [n for n in names if n not in GROUPS and n not in FILTERS]
         if unknown:
-            raise ValueError(f"unknown filter {unknown[0]!r}; known: {', '.join((*GROUPS, *GROUPS['all']))}")
+            raise ValueError(f"unknown filter {unknown[0]!r}; known: {', '.join((*GROUPS, *FILTERS))}")
         if not names:
             raise ValueError("name at least one filter")
         return names
@@ -88,12 +92,17 @@ class FilterConfig(BaseModel):
     def selected(self) -> list[str]:
         """The filters to run, groups expanded, in their canonical order."""
         wanted = {name for entry in self.filters for name in GROUPS.get(entry, (entry,))}
-        return [name for name in GROUPS["all"] if name in wanted]
+        return [name for name in FILTERS if name in wanted]
 
     @property
     def basic(self) -> list:
         """The selected basic filters, configured."""
         return [getattr(self, name) for name in self.selected if name in BASIC_FILTERS]
+
+    @property
+    def batched(self) -> list:
+        """The selected filters that judge a chunk of dialogues at once, configured."""
+        return [getattr(self, name) for name in self.selected if name in MODEL_FILTERS]
 
     @property
     def preference(self) -> list[str]:

@@ -169,6 +169,9 @@ async def filter_run(
             task = bar.add_task("filter", total=total, rate="")
             for chunk in chunks(read_dialogues(path, kind), chunk_size):
                 verdicts = [basic_verdicts(d, config) for d in chunk]
+                for check in config.batched:
+                    for found, verdict in zip(verdicts, check.check_many(chunk)):
+                        found[check.name] = verdict
                 await _judge_chunk(chunk, verdicts, preference, config, limit)
                 for dialogue, found in zip(chunk, verdicts):
                     failed = builder.add(dialogue.id, found)

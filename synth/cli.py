@@ -189,7 +189,8 @@ def filter_command(
     filters: Optional[str] = typer.Option(
         None,
         help="Comma-separated filters or groups: basic, preference, all, repetition, target_leak, wrong_acceptance, "
-        "recommender_faults, form, persona_contradiction, guess_contradiction [default: basic].",
+        "recommender_faults, form, persona_contradiction, guess_contradiction, satisfaction (IARD-trained predictor, "
+        "opt-in) [default: basic].",
     ),
     judge: Optional[str] = typer.Option(None, help="Preference filters' judge: llm (default) or nli (a cross-encoder)."),
     nli_model: Optional[str] = typer.Option(
@@ -266,12 +267,21 @@ def stats(
     ),
     similarity_sample: int = typer.Option(500, min=2, help="Dialogues embedded for the similarity (all their pairs)."),
     no_similarity: bool = typer.Option(False, "--no-similarity", help="Skip the inter-dialogue similarity."),
+    acts: bool = typer.Option(
+        False, "--acts", help="Add the dialogue acts (IARD seeker intents and recommender actions), act sequences "
+        "and predicted satisfaction ('bench' and 'dense' extras)."
+    ),
+    acts_model: Optional[Path] = typer.Option(
+        None, help="Folder of the act model [default: ~/.cache/synth/acts, trained from IARD on first use]."
+    ),
 ) -> None:
     """Dataset statistics (DESIGN.md definitions) of generated runs and human datasets, side by side."""
     import json
 
     from rich.console import Console
 
+    from synth.benchmarks.acts.profile import collect_acts
+    from synth.benchmarks.acts.report import acts_plot, acts_tables
     from synth.benchmarks.stats.plots import write_plots
     from synth.benchmarks.stats.run import collect_stats, similarity_encoder
     from synth.benchmarks.stats.table import stats_table
@@ -284,16 +294,67 @@ def stats(
         all_stats, profiles = collect_stats(
             paths, input_format, sample=sample, seed=seed, encoder=encoder, similarity_sample=similarity_sample
         )
+        act_profiles = (
+            collect_acts(paths, input_format, [s.name for s in all_stats], sample=sample, seed=seed, model_dir=acts_model)
+            if acts
+            else []
+        )
     except SynthError as exc:
         raise fail(str(exc)) from None
     if as_json:
         dumped = [s.model_dump(mode="json") for s in all_stats]
+        for entry, found in zip(dumped, act_profiles):
+            entry["acts"] = found.model_dump(mode="json")
         typer.echo(json.dumps(dumped[0] if len(dumped) == 1 else dumped, indent=2, ensure_ascii=False))
     else:
-        Console(width=max(Console().width, 110)).print(stats_table(all_stats))
+        console = Console(width=max(Console().width, 110))
+        console.print(stats_table(all_stats))
+        for table in acts_tables(act_profiles) if act_profiles else []:
+            console.print(table)
     if plot is not None:
-        for path in write_plots(plot, all_stats, profiles):
+        written = write_plots(plot, all_stats, profiles)
+        written += [acts_plot(plot / "acts.png", act_profiles)] if act_profiles else []
+        for path in written:
             typer.echo(f"wrote {path}", err=as_json)
+
+
+acts_app = typer.Typer(help="Dialogue acts: the IARD-trained act tagger and satisfaction predictor.", no_args_is_help=True)
+app.add_typer(acts_app, name="acts")
+
+
+@acts_app.command("train")
+def acts_train(
+    iard: Optional[Path] = typer.Option(
+        None, help="IARD's umap2020_IARD_Cai.json [default: $SYNTH_SHARED_DATA/iard/umap2020_IARD_Cai.json]."
+    ),
+    out: Optional[Path] = typer.Option(None, "--out", help="Model folder [default: ~/.cache/synth/acts]."),
+    folds: int = typer.Option(5, min=2, help="Folds of the dialogue-grouped cross-validation."),
+    seed: int = typer.Option(0, help="Seed of the folds and the classifiers."),
+    embedding_model: str = typer.Option("sentence-transformers/all-MiniLM-L6-v2", help="Sentence embedding model."),
+    as_json: bool = typer.Option(False, "--json", help="Print the cross-validated scores as JSON."),
+) -> None:
+    """Train the act taggers and the satisfaction predictor on IARD, cross-validate them by dialogue, and save
+    them (with evaluation.json and evaluation.md) for `synth stats --acts` and `synth filter`."""
+    from rich.console import Console
+
+    from synth.benchmarks.acts.model import default_iard_path, default_model_dir, load_encoder, train_act_model
+    from synth.benchmarks.acts.report import evaluation_markdown, evaluation_tables
+
+    folder = out or default_model_dir()
+    try:
+        source = iard or default_iard_path()
+        model = train_act_model(source, load_encoder(embedding_model), folds=folds, seed=seed)
+        path = model.save(folder)
+    except SynthError as exc:
+        raise fail(str(exc)) from None
+    (folder / "evaluation.md").write_text(evaluation_markdown(model.evaluation) + "\n")
+    if as_json:
+        typer.echo(model.evaluation.model_dump_json(indent=2))
+    else:
+        console = Console(width=max(Console().width, 100))
+        for table in evaluation_tables(model.evaluation):
+            console.print(table)
+    typer.echo(f"saved {path} ({model.evaluation.seconds:.0f} s)", err=as_json)
 
 
 @app.command()

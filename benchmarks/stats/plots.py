@@ -9,7 +9,7 @@ from synth.benchmarks.stats.measures import DIST_N, SPECIFICITY_N, DatasetStats,
 MAX_WORDS = 60  # longer utterances share the last bin
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")  # files only, never a window
@@ -30,7 +30,7 @@ def write_plots(out_dir: Path, all_stats: list[DatasetStats], profiles: list[Pro
 
 
 def _utterance_lengths(path: Path, all_stats: list[DatasetStats], profiles: list[Profile]) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     bins = range(0, MAX_WORDS + 2, 2)
     for axis, role in zip(axes, ("seeker", "recommender")):
@@ -43,11 +43,11 @@ def _utterance_lengths(path: Path, all_stats: list[DatasetStats], profiles: list
         axis.set_xlabel(f"words per utterance ({MAX_WORDS}+ in the last bin)")
     axes[0].set_ylabel("share of utterances (2-word bins)")
     axes[1].legend(fontsize="small")
-    return _save(figure, path)
+    return save_figure(figure, path)
 
 
 def _turns_to_goal(path: Path, all_stats: list[DatasetStats], profiles: list[Profile]) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     figure, axis = plt.subplots(figsize=(6, 4))
     for stats, found in zip(all_stats, profiles):
         if found.turns_to_goal:
@@ -57,7 +57,7 @@ def _turns_to_goal(path: Path, all_stats: list[DatasetStats], profiles: list[Pro
     axis.set_ylabel("dialogues")
     axis.set_title("turns to goal (accepted dialogues)")
     axis.legend(fontsize="small")
-    return _save(figure, path)
+    return save_figure(figure, path)
 
 
 def _side_by_side(path: Path, all_stats: list[DatasetStats]) -> Path:
@@ -76,7 +76,7 @@ def _side_by_side(path: Path, all_stats: list[DatasetStats]) -> Path:
         ("Dist-n (word n-grams)", [f"n={n}" for n in DIST_N], lambda s: [s.dist[str(n)] for n in DIST_N]),
         ("inter-dialogue similarity", [""], lambda s: [s.inter_dialogue_similarity or 0.0]),
     ]
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 4))
     width = 0.8 / len(all_stats)
     for axis, (title, groups, values) in zip(axes, panels):
@@ -87,10 +87,10 @@ def _side_by_side(path: Path, all_stats: list[DatasetStats]) -> Path:
         axis.set_title(title, fontsize="medium")
     axes[0].legend(fontsize="small")
     figure.suptitle("datasets side by side")
-    return _save(figure, path)
+    return save_figure(figure, path)
 
 
-def _save(figure, path: Path) -> Path:
+def save_figure(figure, path: Path) -> Path:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     import matplotlib.pyplot as plt
