@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
@@ -141,9 +141,16 @@ async def filter_run(
     judge: ContradictionJudge | None = None,
     overwrite: bool = False,
     progress: bool = False,
+    ray_address: str | None = None,
+    ray_workers: int | None = None,
 ) -> dict[str, Any]:
-    """Filter `source` into `out_dir`; returns the report (also written to filter_report.json)."""
+    """Filter `source` into `out_dir`; returns the report (also written to filter_report.json). With
+    `ray_address`, the filters run on Ray Data (`synth.filters.ray_filter`) and the outputs are the same."""
     kind, path = resolve_input(source, format)
+    if ray_address is not None:
+        from synth.filters.ray_filter import check_ray_input, ray_verdicts
+
+        check_ray_input(kind, config)
     if out_dir.resolve() == path.parent.resolve():
         raise SynthError(f"--out {out_dir} is the input's own folder: choose another one")
     started, wall = now(), time.perf_counter()
@@ -167,12 +174,11 @@ async def filter_run(
         total = sum(1 for _ in read_lines(path)) if progress and kind == "synth" else None  # the bar's total only
         with _progress(progress) as bar:
             task = bar.add_task("filter", total=total, rate="")
-            for chunk in chunks(read_dialogues(path, kind), chunk_size):
-                verdicts = [basic_verdicts(d, config) for d in chunk]
-                for check in config.batched:
-                    for found, verdict in zip(verdicts, check.check_many(chunk)):
-                        found[check.name] = verdict
-                await _judge_chunk(chunk, verdicts, preference, config, limit)
+            if ray_address is not None:
+                judged = _iterate(ray_verdicts(path, config, ray_address, workers=ray_workers))
+            else:
+                judged = _local_verdicts(path, kind, config, preference, limit, chunk_size)
+            async for chunk, verdicts in judged:
                 for dialogue, found in zip(chunk, verdicts):
                     failed = builder.add(dialogue.id, found)
                     outputs.write(
@@ -206,6 +212,29 @@ async def filter_run(
     _carry_manifest(path.parent / MANIFEST_FILE, out_dir / MANIFEST_FILE, report)
     copy_items(path.parent, out_dir)
     return report
+
+
+async def _local_verdicts(
+    path: Path,
+    kind: Literal["synth", "pearl"],
+    config: FilterConfig,
+    preference: list[AsyncFilter],
+    limit: asyncio.Semaphore,
+    chunk_size: int,
+) -> AsyncIterator[tuple[list[FilterDialogue], list[dict[str, Verdict]]]]:
+    """Chunks of dialogues in file order, with every selected filter's verdict on each."""
+    for chunk in chunks(read_dialogues(path, kind), chunk_size):
+        verdicts = [basic_verdicts(d, config) for d in chunk]
+        for check in config.batched:
+            for found, verdict in zip(verdicts, check.check_many(chunk)):
+                found[check.name] = verdict
+        await _judge_chunk(chunk, verdicts, preference, config, limit)
+        yield chunk, verdicts
+
+
+async def _iterate(items: Iterable[Any]) -> AsyncIterator[Any]:
+    for item in items:
+        yield item
 
 
 async def _judge_chunk(

@@ -99,6 +99,13 @@ def generate(
     shard: Optional[str] = typer.Option(
         None, help="I/N: play every N-th game from I (0-based), one of N machines; join with `synth merge`."
     ),
+    ray: Optional[str] = typer.Option(
+        None, "--ray", help="Run on Ray: auto (the running cluster), local (start one here) or a cluster ADDRESS "
+        "('ray' extra). Shards land in OUT/shards/ and are merged into OUT."
+    ),
+    ray_workers: Optional[int] = typer.Option(None, min=1, help="Ray workers, each with its own backend [default: the cluster's CPUs or GPUs]."),
+    ray_shards: Optional[int] = typer.Option(None, min=1, help="Shards the run is split into [default: 4 per worker; fixed by the first run]."),
+    ray_gpus_per_worker: float = typer.Option(0, min=0, help="GPUs each Ray worker holds (1 for an in-process vLLM engine)."),
     price_prompt: Optional[float] = typer.Option(None, "--price-prompt", help="USD per million prompt tokens (cost accounting)."),
     price_completion: Optional[float] = typer.Option(
         None, "--price-completion", help="USD per million completion tokens (cost accounting)."
@@ -153,7 +160,15 @@ def generate(
             for key, value in figures.items():
                 typer.echo(f"{key:32} {value}")
             return
-        manifest = asyncio.run(run_generate(settings, out, overwrite=overwrite))
+        if ray is not None:
+            from synth.ray_runner import ray_generate
+
+            manifest = ray_generate(
+                settings, out, address=ray, workers=ray_workers, shards=ray_shards,
+                gpus_per_worker=ray_gpus_per_worker, overwrite=overwrite,
+            )
+        else:
+            manifest = asyncio.run(run_generate(settings, out, overwrite=overwrite))
     except SynthError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -211,6 +226,11 @@ def filter_command(
     overwrite: bool = typer.Option(False, help="Replace the outputs already in --out."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of tables."),
+    ray: Optional[str] = typer.Option(
+        None, "--ray", help="Run the basic and satisfaction filters on Ray Data: auto, local or a cluster ADDRESS "
+        "('ray' extra)."
+    ),
+    ray_workers: Optional[int] = typer.Option(None, min=1, help="Ray Data actors [default: the cluster's CPUs]."),
 ) -> None:
     """Drop bad dialogues (basic and preference-based filters), each drop with its filter, reason and evidence."""
     import json
@@ -234,7 +254,8 @@ def filter_command(
     try:
         settings = load_config(config, overrides, FilterConfig)
         report = asyncio.run(
-            filter_run(source, out, settings, format=input_format, overwrite=overwrite, progress=progress)  # type: ignore[arg-type]
+            filter_run(source, out, settings, format=input_format, overwrite=overwrite, progress=progress,  # type: ignore[arg-type]
+                       ray_address=ray, ray_workers=ray_workers)
         )
     except SynthError as exc:
         raise fail(str(exc)) from None

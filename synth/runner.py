@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +86,15 @@ def _progress(enabled: bool) -> Progress:
 
 
 async def generate(
-    config: GenerateConfig, out_dir: Path, *, backend: ChatBackend | None = None, overwrite: bool = False
+    config: GenerateConfig,
+    out_dir: Path,
+    *,
+    backend: ChatBackend | None = None,
+    overwrite: bool = False,
+    on_record: Callable[[DialogueRecord], None] | None = None,
 ) -> dict[str, Any]:
-    """Play `config.n` games and write them to `out_dir`; returns the manifest."""
+    """Play `config.n` games (the shard's, with `config.shard`) and write them to `out_dir`; returns the
+    manifest. `on_record` is called with each record once it is written (progress of a Ray worker)."""
     started, clock = now(), time.perf_counter()
     data = load_data(config)
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
@@ -131,7 +138,7 @@ async def generate(
             data.catalog.update(described)
             data.counts.update(summary_counts)
         write_items(out_dir / ITEMS_FILE, data.catalog)
-        await _play_all(game, specs, dialogues_path, tally, config)
+        await _play_all(game, specs, dialogues_path, tally, config, on_record)
         status = "finished"
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = "interrupted"
@@ -150,7 +157,14 @@ def write_items(path: Path, catalog: dict[str, Item]) -> None:
     os.replace(tmp, path)
 
 
-async def _play_all(game: Game, specs: list, path: Path, tally: _Tally, config: GenerateConfig) -> None:
+async def _play_all(
+    game: Game,
+    specs: list,
+    path: Path,
+    tally: _Tally,
+    config: GenerateConfig,
+    on_record: Callable[[DialogueRecord], None] | None = None,
+) -> None:
     """`concurrency` workers take the next spec as they finish one, so only that many games (not n) are
     alive at a time; each record is appended and flushed the moment its game ends."""
     clock = time.perf_counter()
@@ -169,6 +183,8 @@ async def _play_all(game: Game, specs: list, path: Path, tally: _Tally, config: 
             tokens = tally.tokens["prompt"] + tally.tokens["completion"] - resumed_tokens
             rates = _rates(tally.counts["written"] - resumed, tokens, elapsed)
             progress.update(task, advance=1, rates=rates, failed=tally.counts["failed"])
+            if on_record is not None:
+                on_record(record)
 
         async def worker() -> None:
             for spec in pending:

@@ -76,8 +76,8 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
             for key, value in manifests[shards[index]]["counts"].items():
                 if key in ("requested", "written", "accepted_target", "failed"):
                     counts[key] = counts.get(key, 0) + value
-            for key in tokens:
-                tokens[key] += manifests[shards[index]]["tokens"][key]
+            for key, value in manifests[shards[index]]["tokens"].items():  # prompt_evaluated too, where counted
+                tokens[key] = tokens.get(key, 0) + value
     if len(ids) != counts["written"]:
         raise SynthError(f"the shards' manifests count {counts['written']} dialogues, their files hold {len(ids)}")
     first = manifests[shards[0]]

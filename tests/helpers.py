@@ -13,7 +13,7 @@ from synth.records import DialogueRecord
 def synth_command() -> str:
     """The installed console script next to this interpreter."""
     script = Path(sys.executable).parent / "synth"
-    assert script.exists(), "synth is not installed in this environment: pip install -e '.[embedded,dense,langchain,hub,bench,dev]'"
+    assert script.exists(), "synth is not installed in this environment: pip install -e '.[embedded,dense,langchain,hub,bench,ray,dev]'"
     return str(script)
 
 

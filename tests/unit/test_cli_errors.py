@@ -5,6 +5,7 @@ import json
 import pytest
 
 from synth.data.demo import demo_path
+from synth.errors import SynthError
 from tests.helpers import run_synth
 
 
@@ -85,3 +86,14 @@ def test_unloadable_embedding_model(tmp_path):
         "--embedding-model", "no-such-org/no-such-model", env={"HF_HUB_OFFLINE": "1"},
     )
     assert_clean_error(result, "cannot load embedding model 'no-such-org/no-such-model'")
+
+
+def test_ray_without_the_extra_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from synth.ray_runner import RAY_HINT, connect
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the 'ray' extra were not installed
+    with pytest.raises(SynthError, match=r"pip install 'synth-crs\[ray\]'") as raised:
+        connect("auto")
+    assert str(raised.value) == RAY_HINT
