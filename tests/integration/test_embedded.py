@@ -212,17 +212,17 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     """GoRecDial games written by the embedded model train the expert; held-out games are then played against
     synth's seeker simulator on the real SmolLM2."""
     run = tmp_path / "games"
-    generate(run, "--mode", "gorecdial", "--n", "4", "--max-utterances", "8")
+    generate(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "6")
     out = tmp_path / "bench"
     result = run_synth(
         "benchmark", "--suite", "gorecdial", "--train", f"smollm={run}", "--test", f"smollm={run}", "--folds", "2",
-        "--epochs", "2", "--botplay-updates", "2", "--llm-games", "2", "--model", SMOLLM, "--out", str(out),
+        "--epochs", "2", "--botplay-updates", "2", "--llm-games", "1", "--model", SMOLLM, "--out", str(out),
         "--no-progress",
     )
     assert result.returncode == 0, result.stderr
     pair = json.loads((out / "results.json").read_text())["pairs"][0]
     games = len(read_records(run))  # every game is held out once
     for expert in ("supervised (+DECIDE)", "bot-play (+PLAN)"):
-        assert pair["games"]["llm"][expert]["games"] == 2 and pair["games"]["retrieval"][expert]["games"] == games
-    assert pair["llm_usage"]["calls"] >= 4 and pair["llm_usage"]["completion_tokens"] > 0
+        assert pair["games"]["llm"][expert]["games"] == 1 and pair["games"]["retrieval"][expert]["games"] == games
+    assert pair["llm_usage"]["calls"] >= 2 and pair["llm_usage"]["completion_tokens"] > 0
     assert "Goal (LLM seeker)" in result.stdout

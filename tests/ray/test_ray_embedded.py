@@ -17,12 +17,12 @@ pytestmark = pytest.mark.integration
 
 def test_embedded_model_on_ray_matches_the_local_run(cluster, tmp_path):
     # one thread per llama.cpp: two workers share the 2 cores, and the local run computes the same way
-    config = GenerateConfig(n=3, seed=3, max_utterances=4, model="packaged:smollm2-135m", n_threads=1, progress=False)
+    config = GenerateConfig(n=2, seed=3, max_utterances=4, model="packaged:smollm2-135m", n_threads=1, progress=False)
     local = asyncio.run(generate(config, tmp_path / "local"))
-    on_ray = ray_generate(config, tmp_path / "ray", workers=2, shards=3)
+    on_ray = ray_generate(config, tmp_path / "ray", workers=2, shards=2)
     records = read_records(tmp_path / "ray")
     assert comparable(records) == comparable(read_records(tmp_path / "local"))
-    assert len(records) == 3 and on_ray["tokens"]["completion"] > 0
+    assert len(records) == 2 and on_ray["tokens"]["completion"] > 0
     # the same calls; only the prompt tokens llama.cpp re-evaluated differ (KV reuse depends on the process)
     assert {k: on_ray["tokens"][k] for k in ("prompt", "completion")} == {k: local["tokens"][k] for k in ("prompt", "completion")}
     assert on_ray["tokens"]["prompt_evaluated"] > 0
