@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from rich.progress import (
     BarColumn,
@@ -34,6 +34,7 @@ from synth.llm.openai_compat import redact_url
 from synth.manifest import now, write_manifest
 from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, copy_items
 
+T = TypeVar("T")
 InputFormat = Literal["auto", "synth", "pearl"]
 DROPPED_FILE = "dropped.jsonl"
 REPORT_FILE = "filter_report.json"
@@ -63,7 +64,8 @@ def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[Fi
         yield from_record(record, line)
 
 
-def chunks(items: Iterable[FilterDialogue], size: int) -> Iterator[list[FilterDialogue]]:
+def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """`items` in lists of `size` (the last may be shorter)."""
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
@@ -72,6 +74,15 @@ def chunks(items: Iterable[FilterDialogue], size: int) -> Iterator[list[FilterDi
 def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, Verdict]:
     """Every selected basic filter's verdict on one dialogue."""
     return {f.name: f.check(dialogue) for f in config.basic}
+
+
+def chunk_verdicts(chunk: list[FilterDialogue], config: FilterConfig) -> list[dict[str, Verdict]]:
+    """The basic filters' and the batched (model) filters' verdicts on each dialogue of a chunk."""
+    verdicts = [basic_verdicts(d, config) for d in chunk]
+    for check in config.batched:
+        for found, verdict in zip(verdicts, check.check_many(chunk)):
+            found[check.name] = verdict
+    return verdicts
 
 
 async def judged_verdict(check: AsyncFilter, dialogue: FilterDialogue, limit: asyncio.Semaphore) -> Verdict:
@@ -224,10 +235,7 @@ async def _local_verdicts(
 ) -> AsyncIterator[tuple[list[FilterDialogue], list[dict[str, Verdict]]]]:
     """Chunks of dialogues in file order, with every selected filter's verdict on each."""
     for chunk in chunks(read_dialogues(path, kind), chunk_size):
-        verdicts = [basic_verdicts(d, config) for d in chunk]
-        for check in config.batched:
-            for found, verdict in zip(verdicts, check.check_many(chunk)):
-                found[check.name] = verdict
+        verdicts = chunk_verdicts(chunk, config)
         await _judge_chunk(chunk, verdicts, preference, config, limit)
         yield chunk, verdicts
 

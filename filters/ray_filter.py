@@ -12,13 +12,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
 from synth.filters.base import Verdict
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import from_record
 
+from synth.data.synth_runs import parse_record
 from synth.errors import InputError, SynthError
-from synth.records import DialogueRecord
 from synth.ray_runner import connect
 
 LINES_PER_RANGE = 256
@@ -73,7 +72,7 @@ class FilterRanges:
         self.config = FilterConfig.model_validate_json(config_json)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
-        from synth.filters.pipeline import basic_verdicts
+        from synth.filters.pipeline import chunk_verdicts
 
         views = []
         with self.path.open("rb") as handle:
@@ -84,24 +83,16 @@ class FilterRanges:
                     if not line.strip():
                         continue
                     try:
-                        record = DialogueRecord.model_validate_json(line)
-                    except ValidationError as exc:
-                        error = exc.errors()[0]
-                        where = {"line": number, "field": ".".join(str(part) for part in error["loc"]) or None,
-                                 "message": f"not a dialogue record ({error['msg']})"}
+                        views.append(from_record(parse_record(line, self.path, number), line))
+                    except InputError as error:
+                        where = {"line": error.line, "field": error.field, "message": error.message}
                         return {"id": [""], "raw": [""], "verdicts": [""], "error": [json.dumps(where)]}
-                    views.append(from_record(record, line))
-        verdicts = [basic_verdicts(view, self.config) for view in views]
-        for check in self.config.batched:
-            for found, verdict in zip(verdicts, check.check_many(views)):
-                found[check.name] = verdict
         return {
             "id": [view.id for view in views],
             "raw": [view.raw for view in views],
-            "verdicts": [json.dumps({name: asdict(v) for name, v in found.items()}) for found in verdicts],
+            "verdicts": [json.dumps({name: asdict(v) for name, v in found.items()}) for found in chunk_verdicts(views, self.config)],
             "error": [""] * len(views),
         }
-
 
 def ray_verdicts(
     path: Path, config: FilterConfig, address: str, *, workers: int | None = None

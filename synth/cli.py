@@ -304,7 +304,7 @@ def stats(
     from synth.benchmarks.acts.profile import collect_acts
     from synth.benchmarks.acts.report import acts_plot, acts_tables
     from synth.benchmarks.stats.plots import write_plots
-    from synth.benchmarks.stats.run import collect_stats, similarity_encoder
+    from synth.benchmarks.stats.run import collect_stats, open_corpora, similarity_encoder
     from synth.benchmarks.stats.table import stats_table
     from synth.data.dialogue_formats import FORMATS
 
@@ -312,14 +312,9 @@ def stats(
         raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}", param_hint="--format")
     try:
         encoder = similarity_encoder(None if no_similarity else similarity_model)
-        all_stats, profiles = collect_stats(
-            paths, input_format, sample=sample, seed=seed, encoder=encoder, similarity_sample=similarity_sample
-        )
-        act_profiles = (
-            collect_acts(paths, input_format, [s.name for s in all_stats], sample=sample, seed=seed, model_dir=acts_model)
-            if acts
-            else []
-        )
+        corpora = open_corpora(paths, input_format, sample=sample, seed=seed)
+        all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample)
+        act_profiles = collect_acts(corpora, model_dir=acts_model) if acts else []
     except SynthError as exc:
         raise fail(str(exc)) from None
     if as_json:

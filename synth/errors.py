@@ -15,4 +15,4 @@ class InputError(SynthError):
         if field is not None:
             where += f", field '{field}'"
         super().__init__(f"{where}: {message}")
-        self.path, self.line, self.field = path, line, field
+        self.path, self.line, self.field, self.message = path, line, field, message

@@ -4,8 +4,7 @@ first recommendation, the most common openings and act trigrams, and the predict
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from itertools import islice
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,10 @@ from pydantic import BaseModel
 from synth.benchmarks.acts.features import Encoder
 from synth.benchmarks.acts.model import ActModel, TaggedDialogue
 from synth.benchmarks.acts.taxonomy import OTHER, ROLES, Role, sub_labels, top_labels, top_of
+from synth.benchmarks.stats.corpus import Corpus
 from synth.data.dialogues import Dialogue
+from synth.filters.dialogue import seed_length
+from synth.filters.pipeline import chunks
 
 BATCH = 256  # dialogues tagged together (a 50k-dialogue run is never embedded at once)
 OPENING = 3  # recommender utterances in an opening
@@ -111,44 +113,22 @@ class _Tally:
         )
 
 
-def _batches(dialogues: Iterable[tuple[Dialogue, int]], size: int) -> Iterator[list[tuple[Dialogue, int]]]:
-    iterator = iter(dialogues)
-    while batch := list(islice(iterator, size)):
-        yield batch
-
-
 def act_profile(name: str, dialogues: Iterable[tuple[Dialogue, int]], model: ActModel, encoder: Encoder) -> ActProfile:
     """Tag every dialogue (in batches) and sum up its acts; each dialogue comes with the number of its
     scripted opening utterances, which give context to the tagger but are not counted."""
     tally = _Tally()
-    for batch in _batches(dialogues, BATCH):
+    for batch in chunks(dialogues, BATCH):
         for tagged, (_, skip) in zip(model.tag([d for d, _ in batch], encoder), batch):
             tally.add(tagged, skip)
     return tally.profile(name)
 
 
-def collect_acts(
-    specs: list[str],
-    format: str | None,
-    names: list[str],
-    *,
-    sample: int | None = None,
-    seed: int = 0,
-    model_dir: Path | None = None,
-) -> list[ActProfile]:
-    """The act profile of every dataset in `specs` (the same seeded sample as the statistics), named `names`."""
+def collect_acts(corpora: list[Corpus], *, model_dir: Path | None = None) -> list[ActProfile]:
+    """The act profile of every opened dataset (the statistics' corpora, so the same seeded sample)."""
     from synth.benchmarks.acts.model import act_model
-    from synth.benchmarks.stats.corpus import load_corpus
-
-    from synth.filters.dialogue import seed_length
 
     model, encoder = act_model(model_dir)
     return [
-        act_profile(
-            name,
-            ((d, seed_length(r) if r is not None else 0) for d, r in load_corpus(spec, format, sample=sample, seed=seed)),
-            model,
-            encoder,
-        )
-        for spec, name in zip(specs, names)
+        act_profile(corpus.name, ((d, seed_length(r) if r is not None else 0) for d, r in corpus), model, encoder)
+        for corpus in corpora
     ]

@@ -112,10 +112,9 @@ def console_tables(results: dict[str, Any]) -> list[Table]:
 
 def plot(results: dict[str, Any], folder: Path) -> list[Path]:
     """One PNG per task: a panel per test set, grouped bars of its key metrics per model x training set."""
-    import matplotlib
+    from synth.benchmarks.stats.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     import numpy as np
 
     written = []

@@ -94,10 +94,9 @@ def console_tables(results: dict[str, Any]) -> list[Table]:
 def plot(results: dict[str, Any], folder: Path) -> list[Path]:
     """gorecdial.png: per train x test pair, Turn@1 at each expert turn per model and the cumulative Goal by
     utterance per expert and seeker; gorecdial_botplay.png: the mean reward of each bot-play update."""
-    import matplotlib
+    from synth.benchmarks.stats.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     pairs = results["pairs"]
     written = []

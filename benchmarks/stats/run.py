@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from synth.benchmarks.stats.corpus import load_corpus
+from synth.benchmarks.stats.corpus import Corpus, load_corpus
 from synth.benchmarks.stats.measures import DatasetStats, Encoder, Profile, measure
 from synth.errors import SynthError
 
@@ -27,21 +27,18 @@ def similarity_encoder(model: str | None) -> Encoder | None:
         return None
 
 
+def open_corpora(specs: list[str], format: str | None = None, *, sample: int | None = None, seed: int = 0) -> list[Corpus]:
+    """Every dataset in `specs` ('LABEL=PATH' or 'PATH'), opened once, in order."""
+    return [load_corpus(spec, format, sample=sample, seed=seed) for spec in specs]
+
+
 def collect_stats(
-    specs: list[str],
-    format: str | None = None,
-    *,
-    sample: int | None = None,
-    seed: int = 0,
-    encoder: Encoder | None = None,
-    similarity_sample: int = 500,
+    corpora: list[Corpus], *, seed: int = 0, encoder: Encoder | None = None, similarity_sample: int = 500
 ) -> tuple[list[DatasetStats], list[Profile]]:
-    """Statistics and profiles of every dataset in `specs` ('LABEL=PATH' or 'PATH'), in order."""
+    """Statistics and profiles of every opened dataset, in order."""
     all_stats, profiles = [], []
-    for spec in specs:
-        stats, found = measure(
-            load_corpus(spec, format, sample=sample, seed=seed), encoder, similarity_sample=similarity_sample, seed=seed
-        )
+    for corpus in corpora:
+        stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed)
         all_stats.append(stats)
         profiles.append(found)
     return all_stats, profiles

@@ -32,6 +32,16 @@ def looks_like_records(line: str) -> bool:
     return isinstance(value, dict) and RECORD_KEYS <= set(value)
 
 
+def parse_record(line: str, path: Path, number: int) -> DialogueRecord:
+    """One JSON line as a record; a bad one is an InputError naming the file, line and field."""
+    try:
+        return DialogueRecord.model_validate_json(line)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or None
+        raise InputError(path, f"not a dialogue record ({error['msg']})", line=number, field=field) from None
+
+
 def iter_records(path: Path, *, bad_lines: BadLines | None = None) -> Iterator[tuple[int, str, DialogueRecord]]:
     """(line number, the line, the record) for each record; a bad one is an error naming its line and field."""
     bad_lines = BadLines() if bad_lines is None else bad_lines
@@ -39,11 +49,9 @@ def iter_records(path: Path, *, bad_lines: BadLines | None = None) -> Iterator[t
         if not line.strip():
             continue
         try:
-            yield number, line, DialogueRecord.model_validate_json(line)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(part) for part in error["loc"]) or None
-            bad_lines.report(InputError(path, f"not a dialogue record ({error['msg']})", line=number, field=field))
+            yield number, line, parse_record(line, path, number)
+        except InputError as error:
+            bad_lines.report(error)
 
 
 def load_records(path: Path, *, bad_lines: BadLines | None = None) -> list[DialogueRecord]:
