@@ -21,6 +21,16 @@ TEMPLATES = {
 }
 
 
+def prompts_folder(folder: Path | None = None) -> Path:
+    """`folder`, or the folder of the templates shipped with synth."""
+    return folder if folder is not None else Path(str(resources.files("synth.prompts")))
+
+
+def prompt_hash(text: str) -> str:
+    """The short sha256 of a template's text, as manifests and records give it."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class PromptSet:
     """A mode's simulator templates and the sha256 of each file's text."""
@@ -32,7 +42,7 @@ class PromptSet:
     @classmethod
     def load(cls, folder: Path | None = None, mode: str = "pearl") -> PromptSet:
         """The templates of one game mode, from `folder` or the ones shipped with synth."""
-        base = folder if folder is not None else Path(str(resources.files("synth.prompts")))
+        base = prompts_folder(folder)
         env = jinja2.Environment(
             undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
         )
@@ -47,7 +57,7 @@ class PromptSet:
                 templates[name] = env.from_string(text)
             except jinja2.TemplateSyntaxError as exc:
                 raise SynthError(f"{path}, line {exc.lineno}: template error: {exc.message}") from None
-            hashes[name] = hashlib.sha256(text.encode()).hexdigest()[:16]
+            hashes[name] = prompt_hash(text)
         return cls(templates, hashes, str(base))
 
     def render(self, name: str, **context: Any) -> str:

@@ -15,7 +15,8 @@ from synth.benchmarks.stats.table import cell
 ROLE_TITLE = {"seeker": "seeker intents", "recommender": "recommender actions"}
 
 
-def _share_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
+def share_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
+    """(label, a cell per dataset) for the share of each act, top levels first, then their sub-acts."""
     rows = []
     for role in ROLES:
         rows.append((f"[{ROLE_TITLE[role]}, share of {role} utterances]", [""] * len(profiles)))
@@ -27,7 +28,8 @@ def _share_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
     return rows
 
 
-def _sequence_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
+def sequence_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
+    """(label, a cell per dataset) for requests before recommending, satisfaction, openings and trigrams."""
     rows = [
         ("dialogues tagged", [cell(p.dialogues, ",") for p in profiles]),
         ("dialogues with a recommendation", [cell(p.with_recommendation, ".1%") for p in profiles]),
@@ -61,7 +63,7 @@ def _ranked(entries: list[tuple[str, float]], rank: int) -> str:
 def acts_tables(profiles: list[ActProfile]) -> list[Table]:
     """The act distributions and the act sequences, a column per dataset."""
     tables = []
-    for title, rows in (("dialogue acts", _share_rows(profiles)), ("act sequences", _sequence_rows(profiles))):
+    for title, rows in (("dialogue acts", share_rows(profiles)), ("act sequences", sequence_rows(profiles))):
         table = Table(title=title, title_justify="left")
         table.add_column("", no_wrap=True)
         for profile in profiles:
@@ -76,7 +78,7 @@ def acts_tables(profiles: list[ActProfile]) -> list[Table]:
 
 def acts_markdown(profiles: list[ActProfile]) -> str:
     lines = []
-    for rows in (_share_rows(profiles), _sequence_rows(profiles)):
+    for rows in (share_rows(profiles), sequence_rows(profiles)):
         lines += ["| | " + " | ".join(p.name for p in profiles) + " |", "|---" + "|---:" * len(profiles) + "|"]
         lines += [f"| {label.strip()} | " + " | ".join(values) + " |" for label, values in rows]
         lines.append("")

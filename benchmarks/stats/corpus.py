@@ -40,6 +40,12 @@ class Corpus:
         wanted = set(self.chosen)
         yield from (pair for position, pair in enumerate(self.read()) if position in wanted)
 
+    def sampled(self, size: int | None, seed: int) -> Corpus:
+        """This corpus limited to a seeded sample of `size` dialogues (the same seed, the same sample)."""
+        if size is not None:
+            self.chosen = sample_indices(self.total, size, seed)
+        return self
+
     @classmethod
     def of(cls, name: str, dialogues: Sequence[Dialogue], records: Sequence[DialogueRecord] | None = None) -> Corpus:
         """A corpus over dialogues already in memory."""
@@ -69,9 +75,7 @@ def load_corpus(spec: str, format: str | None = None, *, sample: int | None = No
     else:
         dialogues = load_dialogues(path, name)
         corpus = Corpus(label or f"{name} {stem}", path, name, len(dialogues), lambda: ((d, None) for d in dialogues))
-    if sample is not None:
-        corpus.chosen = sample_indices(corpus.total, sample, seed)
-    return corpus
+    return corpus.sampled(sample, seed)
 
 
 def _synth_pairs(file: Path) -> Iterator[Pair]:

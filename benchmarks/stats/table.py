@@ -40,7 +40,7 @@ def cell(value: object, spec: str) -> str:
     return value if isinstance(value, str) else format(value, spec)
 
 
-def _rows(all_stats: list[DatasetStats]) -> list[Row]:
+def stat_rows(all_stats: list[DatasetStats]) -> list[Row]:
     """Synth-only rows are left out when no dataset is a synth run."""
     return ROWS if any(s.generation for s in all_stats) else ROWS[:-SYNTH_ONLY]
 
@@ -51,7 +51,7 @@ def stats_table(all_stats: list[DatasetStats]) -> Table:
     table.add_column("statistic", no_wrap=True)
     for stats in all_stats:
         table.add_column(stats.name, justify="right")
-    for label, spec, value in _rows(all_stats):
+    for label, spec, value in stat_rows(all_stats):
         table.add_row(label, *(cell(value(s), spec) for s in all_stats))
     models = {s.similarity.model for s in all_stats if s.similarity}
     if models:
@@ -62,6 +62,6 @@ def stats_table(all_stats: list[DatasetStats]) -> Table:
 def markdown_table(all_stats: list[DatasetStats]) -> str:
     """The same table in Markdown, for a dataset card or a note."""
     lines = ["| statistic | " + " | ".join(s.name for s in all_stats) + " |", "|---" + "|---:" * len(all_stats) + "|"]
-    for label, spec, value in _rows(all_stats):
+    for label, spec, value in stat_rows(all_stats):
         lines.append(f"| {label} | " + " | ".join(cell(value(s), spec) for s in all_stats) + " |")
     return "\n".join(lines)

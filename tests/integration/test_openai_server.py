@@ -26,7 +26,7 @@ def server_url(tmp_path_factory):
 def test_generates_through_an_openai_compatible_server(server_url, tmp_path):
     result = run_synth(
         "-v", "generate", "--backend", "openai", "--base-url", server_url, "--n", "2", "--concurrency", "2",
-        "--out", str(tmp_path), "--no-progress",
+        "--max-utterances", "4", "--out", str(tmp_path), "--no-progress",
         env={"OPENAI_API_KEY": SECRET},
     )
     assert result.returncode == 0, result.stderr

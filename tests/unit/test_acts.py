@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from synth.data.iard import load_iard
 from synth.data.paths import shared_data_root
 from synth.filters.config import FilterConfig
 from synth.filters.pipeline import filter_run
+from synth.report.build import ReportOptions, write_report
 from tests.helpers import run_synth
 
 IARD = shared_data_root() / "iard" / "umap2020_IARD_Cai.json"
@@ -201,3 +203,18 @@ def test_satisfaction_filter_drops_with_the_score_and_the_seeker_turn(trained, s
     config = FilterConfig(filters=["basic", "satisfaction"], satisfaction={"model": folder, "min_score": 0})
     lenient = asyncio.run(filter_run(scripted_run, tmp_path / "lenient", config))
     assert lenient["filters"]["satisfaction"] == {**lenient["filters"]["satisfaction"], "ran_on": 20, "dropped": 0}
+
+
+def test_report_shows_the_acts_when_a_model_is_saved(trained, scripted_run, tmp_path):
+    folder, _ = trained
+    options = ReportOptions(compare=[f"ReDial test={REDIAL_TEST}"], acts_model=folder, sample=30, similarity_model=None)
+    summary = write_report(scripted_run, tmp_path / "report.html", options)  # acts: on, since a model is saved
+    html = (tmp_path / "report.html").read_text()
+    section = re.search(r'<section id="acts">.*?</section>', html, re.S).group(0)
+    assert summary.acts and "Not in this report" not in section
+    for line in ("IQU Initial Query", "REC-S Recommend-Show", "requests before the 1st recommendation (mean)"):
+        assert line in section
+    assert section.count('src="data:image/png;base64,') == 1
+    without = write_report(scripted_run, tmp_path / "none.html", ReportOptions(compare=[], acts_model=tmp_path / "none",
+                                                                               similarity_model=None))
+    assert not without.acts and "Not in this report: pass --acts" in (tmp_path / "none.html").read_text()

@@ -17,7 +17,7 @@ from synth.records import Item
 from synth.replies import ReplyFormatError
 from synth.runner import generate
 from synth.simulators import Sampling
-from tests.helpers import read_records
+from tests.helpers import first_candidate_script, read_records
 
 
 @pytest.fixture(scope="module")
@@ -137,16 +137,8 @@ def test_the_first_expert_turn_may_only_ask(movielens, embeddings):
 
 
 def test_runner_writes_gorecdial_games(tmp_path):
-    def script(messages, schema):
-        props = schema["properties"]
-        if "item" in props:
-            return json.dumps({"think": "t", "item": props["item"]["enum"][0], "utterance": "Try it."})
-        if "accept" in props:
-            return json.dumps({"utterance": "Sure!", "accept": True})
-        return json.dumps({"utterance": "Anything."})
-
     config = GenerateConfig(mode="gorecdial", n=3, seed=5, progress=False)
-    manifest = asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(script)))
+    manifest = asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(first_candidate_script)))
     records = read_records(tmp_path)
     assert len(records) == 3 and all(r.mode == "gorecdial" and r.gorecdial for r in records)
     assert manifest["counts"]["sets_kept"] == 3 and manifest["counts"]["set_users"] == 610

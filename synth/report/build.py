@@ -1,0 +1,114 @@
+"""`synth report RUN`: read the run, measure it beside the compared datasets, and render one HTML file
+(Jinja2 templates, matplotlib plots inlined as PNG data URIs, no network needed to view it)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jinja2
+
+from synth import __version__
+from synth.benchmarks.metrics.similarity import sample_indices
+from synth.benchmarks.stats.corpus import Corpus
+from synth.benchmarks.stats.run import open_corpora, similarity_encoder
+from synth.errors import InputError
+from synth.report.dialogue_views import DialogueView, dialogue_view
+from synth.report.run_files import RunFiles, open_run
+from synth.report.run_overview import overview
+from synth.report.sections import ActsSection, acts_section, filter_section, stats_section
+
+log = logging.getLogger(__name__)
+
+ACTS_HINT = "pass --acts (the act model is trained from IARD once, about a minute), or run `synth acts train` first"
+
+
+@dataclass
+class ReportOptions:
+    compare: list[str]  # 'LABEL=PATH' or 'PATH' of datasets shown beside the run
+    acts: bool | None = None  # None: when a trained act model is already saved
+    acts_model: Path | None = None
+    max_dialogues: int = 1000  # dialogues in the browser (a seeded sample beyond that)
+    sample: int | None = None  # dialogues measured per dataset (a seeded sample); None: all
+    seed: int = 0
+    similarity_model: str | None = "sentence-transformers/all-MiniLM-L6-v2"  # None: no similarity row
+
+
+@dataclass
+class ReportSummary:
+    path: Path
+    dialogues_shown: int
+    dialogues_total: int
+    compared: list[str]
+    acts: bool
+    bytes: int
+
+
+def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
+    """Render the report of the run folder `run` into the HTML file `out` (a folder: its report.html), written
+    whole, then moved in."""
+    out = out / "report.html" if out.is_dir() else out
+    files = open_run(run)
+    total = files.count()
+    if total == 0:
+        raise InputError(files.kept_file, "no dialogues to report on")
+    dialogues = _browsed(files, total, options)
+    own = files.corpora(options.sample, options.seed)
+    corpora = [*own, *open_corpora(options.compare, sample=options.sample, seed=options.seed)]
+    encoder = similarity_encoder(options.similarity_model)
+    acts = _acts(corpora, options)
+    page = _environment().get_template("report.html.j2").render(
+        name=run.resolve().name,
+        path=str(run.resolve()),
+        written=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        version=__version__,
+        overview=overview(files.manifest, total),
+        stats=stats_section(corpora, encoder=encoder, seed=options.seed),
+        filter=filter_section(files.filter_report) if files.filter_report else None,
+        filter_dropped=(files.filter_report or {}).get("dropped", 0),
+        dropped=[d for d in dialogues if d.status == "dropped"],
+        acts=acts,
+        acts_note=ACTS_HINT,
+        dialogues=dialogues,
+        total=total,
+        seed=options.seed,
+        ended_by=sorted({d.ended_by for d in dialogues}),
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    part = out.with_name(out.name + ".part")
+    part.write_text(page, encoding="utf-8")
+    part.replace(out)
+    compared = [c.name for c in corpora[len(own):]]
+    return ReportSummary(out, len(dialogues), total, compared, acts is not None, len(page.encode()))
+
+
+def _browsed(files: RunFiles, total: int, options: ReportOptions) -> list[DialogueView]:
+    """The dialogues of the browser: all of them, or a seeded sample of `max_dialogues`."""
+    chosen = sample_indices(total, options.max_dialogues, options.seed)
+    wanted = set(chosen) if len(chosen) < total else None
+    filtered = files.filter_report is not None
+    return [dialogue_view(found, files.items, filtered) for found in files.dialogues(wanted)]
+
+
+def _acts(corpora: list[Corpus], options: ReportOptions) -> ActsSection | None:
+    """The act section when asked for, or (by default) when a trained act model is already saved."""
+    wanted = options.acts
+    if wanted is None:
+        from synth.benchmarks.acts.model import MODEL_FILE, default_model_dir
+
+        wanted = ((options.acts_model or default_model_dir()) / MODEL_FILE).exists()
+        if not wanted:
+            log.info("no saved act model: the report leaves out the dialogue acts (%s)", ACTS_HINT)
+    return acts_section(corpora, options.acts_model) if wanted else None
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("synth.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )

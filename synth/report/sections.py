@@ -1,0 +1,127 @@
+"""The report's measured sections: dataset statistics beside the compared datasets, the filter report and
+the dialogue acts, each as table rows and plots embedded as PNG data URIs."""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from synth.benchmarks.stats.corpus import Corpus
+from synth.benchmarks.stats.measures import Encoder
+from synth.benchmarks.stats.plots import pyplot, save_figure, write_plots
+from synth.benchmarks.stats.run import collect_stats
+from synth.benchmarks.stats.table import cell, stat_rows
+
+PLOT_TITLES = {
+    "utterance_lengths.png": "words per utterance",
+    "turns_to_goal.png": "turns to goal",
+    "comparison.png": "datasets side by side",
+    "acts.png": "dialogue acts",
+    "filter_drops.png": "drops per filter",
+}
+
+
+class Plot(BaseModel):
+    title: str
+    data_uri: str  # data:image/png;base64,...
+
+
+class Table(BaseModel):
+    columns: list[str]  # the datasets
+    rows: list[tuple[str, list[str]]]  # label, a cell per column
+    caption: str | None = None
+
+
+class StatsSection(BaseModel):
+    table: Table
+    plots: list[Plot]
+
+
+class FilterSection(BaseModel):
+    summary: str
+    rows: list[list[str]]  # filter, ran on, dropped, rate, dropped by this filter only, judge errors
+    overlap: list[tuple[str, int]]
+    plot: Plot | None
+    settings: list[str]  # the filters run and the preference method
+
+
+class ActsSection(BaseModel):
+    tables: list[Table]
+    plot: Plot
+
+
+def png_uri(path: Path) -> Plot:
+    """A PNG file as a plot the page carries inside itself."""
+    encoded = base64.b64encode(path.read_bytes()).decode("ascii")
+    return Plot(title=PLOT_TITLES.get(path.name, path.stem), data_uri=f"data:image/png;base64,{encoded}")
+
+
+def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0) -> StatsSection:
+    """The statistics table of #7 (the run first, then the compared datasets) and its plots."""
+    all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder)
+    rows = [(label, [cell(value(s), spec) for s in all_stats]) for label, spec, value in stat_rows(all_stats)]
+    models = sorted({s.similarity.model for s in all_stats if s.similarity})
+    caption = f"similarity: mean cosine of seeker-side embeddings ({', '.join(models)})" if models else None
+    with tempfile.TemporaryDirectory() as folder:
+        plots = [png_uri(path) for path in write_plots(Path(folder), all_stats, profiles)]
+    return StatsSection(table=Table(columns=[s.name for s in all_stats], rows=rows, caption=caption), plots=plots)
+
+
+def filter_section(report: dict[str, Any]) -> FilterSection:
+    """The filter report of #6: drops per filter, overlaps, and a bar chart of the drop rates."""
+    rows = [
+        [name, f"{row['ran_on']:,}", f"{row['dropped']:,}", _percent(row["drop_rate"]),
+         f"{row['dropped_by_this_filter_only']:,}", f"{row['judge_errors']:,}"]
+        for name, row in report["filters"].items()
+    ]
+    settings = [f"filters run: {', '.join(report.get('filters_run') or report['filters'])}"]
+    if report.get("preference_method"):
+        settings.append(f"preference filters: {report['preference_method']}")
+    return FilterSection(
+        summary=f"{report['kept']:,} of {report['dialogues']:,} dialogues kept, {report['dropped']:,} dropped "
+        f"({_percent(report['drop_rate'])})",
+        rows=rows,
+        overlap=list(report.get("overlap", {}).items()),
+        plot=_drop_plot(report["filters"]) if report["filters"] else None,
+        settings=settings,
+    )
+
+
+def acts_section(corpora: list[Corpus], model_dir: Path | None) -> ActsSection:
+    """The act distributions and sequences of #10, a column per dataset, and their plot."""
+    from synth.benchmarks.acts.profile import collect_acts
+    from synth.benchmarks.acts.report import acts_plot, sequence_rows, share_rows
+
+    profiles = collect_acts(corpora, model_dir=model_dir)
+    columns = [p.name for p in profiles]
+    tables = [
+        Table(columns=columns, rows=share_rows(profiles),
+              caption="acts tagged by the IARD-trained tagger (synth acts train); an utterance may have several"),
+        Table(columns=columns, rows=sequence_rows(profiles),
+              caption="sequences leave out OTH (greetings, thanks, chit-chat); synth's scripted opening is not counted"),
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        plot = png_uri(acts_plot(Path(folder) / "acts.png", profiles))
+    return ActsSection(tables=tables, plot=plot)
+
+
+def _drop_plot(filters: dict[str, dict[str, Any]]) -> Plot:
+    plt = pyplot()
+    names = list(filters)
+    figure, axis = plt.subplots(figsize=(7, 0.5 + 0.45 * len(names)))
+    axis.barh(names, [filters[n]["drop_rate"] or 0.0 for n in names], label="dropped by this filter")
+    axis.barh(names, [filters[n]["dropped_by_this_filter_only"] / max(filters[n]["ran_on"], 1) for n in names],
+              label="by this filter only")
+    axis.invert_yaxis()
+    axis.set_xlabel("share of the dialogues the filter ran on")
+    axis.legend(fontsize="small", loc="lower right")
+    with tempfile.TemporaryDirectory() as folder:
+        return png_uri(save_figure(figure, Path(folder) / "filter_drops.png"))
+
+
+def _percent(rate: float | None) -> str:
+    return "–" if rate is None else f"{rate:.1%}"
