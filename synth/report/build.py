@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -96,11 +97,14 @@ def _acts(corpora: list[Corpus], options: ReportOptions) -> ActsSection | None:
     """The act section when asked for, or (by default) when a trained act model is already saved."""
     wanted = options.acts
     if wanted is None:
-        from synth.benchmarks.acts.model import MODEL_FILE, default_model_dir
+        from synth.benchmarks.acts.model import BENCH_EXTRA_HINT, MODEL_FILE, default_model_dir
 
         wanted = ((options.acts_model or default_model_dir()) / MODEL_FILE).exists()
         if not wanted:
             log.info("no saved act model: the report leaves out the dialogue acts (%s)", ACTS_HINT)
+        elif not all(importlib.util.find_spec(name) for name in ("sklearn", "sentence_transformers")):
+            log.warning("the report leaves out the dialogue acts: %s", BENCH_EXTRA_HINT)
+            wanted = False
     return acts_section(corpora, options.acts_model) if wanted else None
 
 

@@ -31,19 +31,20 @@ class Overview(BaseModel):
     figures: list[tuple[str, str]]  # label, value: dialogues, tokens, cost, time
     config: list[tuple[str, str]]  # dotted key, value
     prompts: list[PromptView]
-    prompts_folder: str | None
+    prompts_folder: str
 
 
 def overview(manifest: dict[str, Any], dialogues: int) -> Overview:
     """The manifest's story of the run; `dialogues` is how many the folder holds (kept and dropped)."""
     config = manifest.get("config") or {}
+    folder = prompts_folder(Path(config["prompts_dir"]) if config.get("prompts_dir") else None)
     return Overview(
         status=manifest.get("status"),
         model={k: v for k, v in (manifest.get("model") or {}).items() if k != "extra"},
         figures=_figures(manifest, dialogues),
         config=_flatten(config),
-        prompts=_prompts(manifest.get("prompt_hashes") or {}, config.get("prompts_dir")),
-        prompts_folder=str(prompts_folder(Path(config["prompts_dir"]) if config.get("prompts_dir") else None)),
+        prompts=_prompts(manifest.get("prompt_hashes") or {}, folder),
+        prompts_folder=str(folder),
     )
 
 
@@ -88,12 +89,11 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, "–" if value is None else str(value))]
 
 
-def _prompts(hashes: dict[str, str], folder: str | None) -> list[PromptView]:
-    base = prompts_folder(Path(folder) if folder else None)
+def _prompts(hashes: dict[str, str], folder: Path) -> list[PromptView]:
     views = []
     for name, run_hash in hashes.items():
         try:
-            text = (base / f"{name}.j2").read_text(encoding="utf-8")
+            text = (folder / f"{name}.j2").read_text(encoding="utf-8")
         except OSError:
             text = None
         views.append(PromptView(name=name, text=text, run_hash=run_hash, file_hash=prompt_hash(text) if text else None))

@@ -3,6 +3,7 @@ prompts (credentials hidden), statistics beside a human dataset, the filter's dr
 The browser behaviour is checked in Chromium by tests/integration/test_report_browser.py."""
 
 import asyncio
+import importlib.util
 import json
 import re
 import shutil
@@ -135,3 +136,15 @@ def test_a_gorecdial_game_shows_the_seekers_movies_and_the_experts_candidates(tm
     html = (tmp_path / "report.html").read_text()
     assert "The seeker likes" in html and html.count('<span class="badge ok">correct</span>') == 1
     assert ("correct item" if record.outcome.accepted_target else "wrong item") in html
+
+
+def test_a_saved_act_model_without_its_extras_is_left_out_with_a_warning(scripted_run, tmp_path, monkeypatch, caplog):
+    """`pip install synth-crs` alone (no 'bench'/'dense' extras) still writes the report when an act model exists."""
+    models = tmp_path / "acts"
+    models.mkdir()
+    (models / "act_model.joblib").write_bytes(b"never read")
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "sklearn" else find_spec(name, *rest))
+    options = ReportOptions(compare=[], acts_model=models, similarity_model=None)
+    summary = write_report(scripted_run, tmp_path / "report.html", options)
+    assert not summary.acts and "dialogue acts need the 'bench' and 'dense' extras" in caplog.text
