@@ -13,6 +13,8 @@ from synth.benchmarks.stats.plots import pyplot, save_figure
 from synth.benchmarks.stats.table import cell
 
 ROLE_TITLE = {"seeker": "seeker intents", "recommender": "recommender actions"}
+SHARES_CAPTION = "acts tagged by the IARD-trained tagger (synth acts train); an utterance may have several"
+SEQUENCES_CAPTION = "sequences leave out OTH (greetings, thanks, chit-chat); synth's scripted opening is not counted"
 
 
 def share_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
@@ -71,8 +73,7 @@ def acts_tables(profiles: list[ActProfile]) -> list[Table]:
         for label, values in rows:
             table.add_row(label, *values)
         tables.append(table)
-    tables[0].caption = "acts tagged by the IARD-trained tagger (synth acts train); an utterance may have several"
-    tables[1].caption = "sequences leave out OTH (greetings, thanks, chit-chat); synth's scripted opening is not counted"
+    tables[0].caption, tables[1].caption = SHARES_CAPTION, SEQUENCES_CAPTION
     return tables
 
 

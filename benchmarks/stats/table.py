@@ -53,10 +53,14 @@ def stats_table(all_stats: list[DatasetStats]) -> Table:
         table.add_column(stats.name, justify="right")
     for label, spec, value in stat_rows(all_stats):
         table.add_row(label, *(cell(value(s), spec) for s in all_stats))
-    models = {s.similarity.model for s in all_stats if s.similarity}
-    if models:
-        table.caption = f"similarity: mean cosine of seeker-side embeddings ({', '.join(sorted(models))})"
+    table.caption = similarity_caption(all_stats)
     return table
+
+
+def similarity_caption(all_stats: list[DatasetStats]) -> str | None:
+    """What the similarity row measures, naming the embedding models; None when no dataset has it."""
+    models = sorted({s.similarity.model for s in all_stats if s.similarity})
+    return f"similarity: mean cosine of seeker-side embeddings ({', '.join(models)})" if models else None
 
 
 def markdown_table(all_stats: list[DatasetStats]) -> str:

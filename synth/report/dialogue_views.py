@@ -51,12 +51,6 @@ class DialogueView(BaseModel):
     drops: list[Drop] = []
     errors: list[str] = []
 
-    @property
-    def search_text(self) -> str:
-        """Everything a search may match, lower-cased."""
-        parts = [self.id, self.user, self.target, *(t.text for t in self.turns), *(d.reason for d in self.drops)]
-        return " ".join(parts).lower()
-
 
 def dialogue_view(found: ReportedDialogue, items: dict[str, Item], filtered: bool) -> DialogueView:
     """The browser's view of one dialogue; `filtered` says whether the run went through `synth filter`."""

@@ -14,7 +14,7 @@ from synth.benchmarks.stats.corpus import Corpus
 from synth.benchmarks.stats.measures import Encoder
 from synth.benchmarks.stats.plots import pyplot, save_figure, write_plots
 from synth.benchmarks.stats.run import collect_stats
-from synth.benchmarks.stats.table import cell, stat_rows
+from synth.benchmarks.stats.table import cell, similarity_caption, stat_rows
 
 PLOT_TITLES = {
     "utterance_lengths.png": "words per utterance",
@@ -64,17 +64,16 @@ def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int =
     """The statistics table of #7 (the run first, then the compared datasets) and its plots."""
     all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder)
     rows = [(label, [cell(value(s), spec) for s in all_stats]) for label, spec, value in stat_rows(all_stats)]
-    models = sorted({s.similarity.model for s in all_stats if s.similarity})
-    caption = f"similarity: mean cosine of seeker-side embeddings ({', '.join(models)})" if models else None
     with tempfile.TemporaryDirectory() as folder:
         plots = [png_uri(path) for path in write_plots(Path(folder), all_stats, profiles)]
-    return StatsSection(table=Table(columns=[s.name for s in all_stats], rows=rows, caption=caption), plots=plots)
+    table = Table(columns=[s.name for s in all_stats], rows=rows, caption=similarity_caption(all_stats))
+    return StatsSection(table=table, plots=plots)
 
 
 def filter_section(report: dict[str, Any]) -> FilterSection:
     """The filter report of #6: drops per filter, overlaps, and a bar chart of the drop rates."""
     rows = [
-        [name, f"{row['ran_on']:,}", f"{row['dropped']:,}", _percent(row["drop_rate"]),
+        [name, f"{row['ran_on']:,}", f"{row['dropped']:,}", cell(row["drop_rate"], ".1%"),
          f"{row['dropped_by_this_filter_only']:,}", f"{row['judge_errors']:,}"]
         for name, row in report["filters"].items()
     ]
@@ -83,7 +82,7 @@ def filter_section(report: dict[str, Any]) -> FilterSection:
         settings.append(f"preference filters: {report['preference_method']}")
     return FilterSection(
         summary=f"{report['kept']:,} of {report['dialogues']:,} dialogues kept, {report['dropped']:,} dropped "
-        f"({_percent(report['drop_rate'])})",
+        f"({cell(report['drop_rate'], '.1%')})",
         rows=rows,
         overlap=list(report.get("overlap", {}).items()),
         plot=_drop_plot(report["filters"]) if report["filters"] else None,
@@ -94,15 +93,19 @@ def filter_section(report: dict[str, Any]) -> FilterSection:
 def acts_section(corpora: list[Corpus], model_dir: Path | None) -> ActsSection:
     """The act distributions and sequences of #10, a column per dataset, and their plot."""
     from synth.benchmarks.acts.profile import collect_acts
-    from synth.benchmarks.acts.report import acts_plot, sequence_rows, share_rows
+    from synth.benchmarks.acts.report import (
+        SEQUENCES_CAPTION,
+        SHARES_CAPTION,
+        acts_plot,
+        sequence_rows,
+        share_rows,
+    )
 
     profiles = collect_acts(corpora, model_dir=model_dir)
     columns = [p.name for p in profiles]
     tables = [
-        Table(columns=columns, rows=share_rows(profiles),
-              caption="acts tagged by the IARD-trained tagger (synth acts train); an utterance may have several"),
-        Table(columns=columns, rows=sequence_rows(profiles),
-              caption="sequences leave out OTH (greetings, thanks, chit-chat); synth's scripted opening is not counted"),
+        Table(columns=columns, rows=share_rows(profiles), caption=SHARES_CAPTION),
+        Table(columns=columns, rows=sequence_rows(profiles), caption=SEQUENCES_CAPTION),
     ]
     with tempfile.TemporaryDirectory() as folder:
         plot = png_uri(acts_plot(Path(folder) / "acts.png", profiles))
@@ -121,7 +124,3 @@ def _drop_plot(filters: dict[str, dict[str, Any]]) -> Plot:
     axis.legend(fontsize="small", loc="lower right")
     with tempfile.TemporaryDirectory() as folder:
         return png_uri(save_figure(figure, Path(folder) / "filter_drops.png"))
-
-
-def _percent(rate: float | None) -> str:
-    return "–" if rate is None else f"{rate:.1%}"
