@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from synth.filters.base import KEEP, Verdict
 from synth.filters.dialogue import FilterDialogue, FilterTurn
 

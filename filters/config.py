@@ -7,30 +7,29 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from synth.config import BackendConfig
 from synth.filters.acceptance import WrongAcceptance
 from synth.filters.form import Form
+from synth.filters.preference import GuessContradiction, PersonaContradiction
 from synth.filters.recommender_faults import RecommenderFaults
 from synth.filters.repetition import Repetition
 from synth.filters.satisfaction import Satisfaction
 from synth.filters.target_leak import TargetLeak
 
-from synth.config import BackendSettings
-
-BASIC_FILTERS = (
-    "repetition",
-    "target_leak",
-    "wrong_acceptance",
-    "recommender_faults",
-    "form",
-)
-PREFERENCE_FILTERS = ("persona_contradiction", "guess_contradiction")
-MODEL_FILTERS = ("satisfaction",)  # opt-in by name: a trained model scores whole chunks of dialogues
-GROUPS = {
-    "basic": BASIC_FILTERS,
-    "preference": PREFERENCE_FILTERS,
-    "all": BASIC_FILTERS + PREFERENCE_FILTERS,
+# The filter registry: name -> class, in the order filters run and report. Basic filters are pure functions
+# of a dialogue; preference filters ask a judge; model filters (opt-in by name) score chunks of dialogues.
+BASIC_FILTERS: dict[str, type] = {
+    cls.name: cls for cls in (Repetition, TargetLeak, WrongAcceptance, RecommenderFaults, Form)
 }
-FILTERS = BASIC_FILTERS + PREFERENCE_FILTERS + MODEL_FILTERS
+PREFERENCE_FILTERS: dict[str, type] = {cls.name: cls for cls in (PersonaContradiction, GuessContradiction)}
+MODEL_FILTERS: dict[str, type] = {cls.name: cls for cls in (Satisfaction,)}
+FILTERS: dict[str, type] = BASIC_FILTERS | PREFERENCE_FILTERS | MODEL_FILTERS
+GROUPS: dict[str, tuple[str, ...]] = {
+    "basic": tuple(BASIC_FILTERS),
+    "preference": tuple(PREFERENCE_FILTERS),
+    "all": (*BASIC_FILTERS, *PREFERENCE_FILTERS),
+}
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
 
 
@@ -65,7 +64,7 @@ class FilterConfig(BaseModel):
         description="contradiction probability from which a pair is a contradiction",
     )
     nli_batch_size: int = Field(32, ge=1)
-    llm: BackendSettings = Field(default_factory=BackendSettings, description="the LLM judge's backend")
+    llm: BackendConfig = Field(default_factory=BackendConfig, description="the LLM judge's backend")
     llm_max_tokens: int = Field(200, ge=16)
     llm_retries: int = Field(2, ge=0)
     llm_screen: bool = Field(

@@ -9,13 +9,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from synth.filters.titles import TitleSpotter, mention_key, title_mentions
-
 from synth.data.dialogues import Dialogue
-from synth.game import SEED_EXCHANGE
-from synth.records import DialogueRecord
+from synth.filters.titles import TitleSpotter, mention_key, title_mentions
+from synth.records import DialogueRecord, verdict
 from synth.replies import END_MARKER
-from synth.simulators import verdict
 
 SourceFormat = Literal["synth", "pearl"]
 
@@ -45,7 +42,7 @@ class FilterDialogue:
     format: SourceFormat
     turns: list[FilterTurn]
     raw: str  # the input record as one JSON text, written back unchanged when the dialogue is kept
-    first_free_turn: int = 0  # turns before it are a fixed seed exchange, the same in every dialogue
+    first_free_turn: int = 0  # turns before it were scripted by the game (synth records' seed exchange)
     target: str | None = None  # key of the target item
     target_title: str | None = None
     persona: list[Statement] = field(default_factory=list)
@@ -99,23 +96,13 @@ def from_record(record: DialogueRecord, raw: str) -> FilterDialogue:
         format="synth",
         turns=turns,
         raw=raw,
-        first_free_turn=seed_length(record),
+        first_free_turn=record.scripted_turns,
         target=record.target_item.id,
         target_title=record.target_item.display,
         persona=persona,
         outcome=record.outcome.ended_by,
         errors=record.errors,
     )
-
-
-def seed_length(record: DialogueRecord) -> int:
-    """How many opening turns are the fixed seed exchange that every game starts with."""
-    count = 0
-    for turn, (role, text) in zip(record.turns, SEED_EXCHANGE):
-        if (turn.role, turn.text) != (role, text):
-            break
-        count += 1
-    return count
 
 
 def from_pearl(dialogue: Dialogue, raw: dict[str, Any]) -> FilterDialogue:

@@ -8,9 +8,9 @@ import unicodedata
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from synth.filters.base import KEEP, Verdict
 from synth.filters.dialogue import FilterDialogue
-
 from synth.replies import END_MARKER
 
 _ROLE_PREFIX = re.compile(r"(?:^|[\s\"'(])(?:(?i:seeker|recommender)|User|Assistant|System|USER|ASSISTANT)\s*:")

@@ -13,13 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from synth.filters.dialogue import Statement
-from synth.filters.judging import Claim, Finding, JudgeError, Kind
+from synth.filters.judge_protocol import Claim, Finding, JudgeError, Kind
 from synth.filters.titles import normalise
-
+from synth.llm.ask import ask_until_parsed
 from synth.llm.base import ChatBackend
 from synth.prompting import PromptSet
 from synth.replies import ReplyFormatError, extract_json
-from synth.simulators import ask_until_parsed
 
 # What each kind calls its claims and premises in the screen's JSON answer, and a claim in the stance check.
 _FIELDS: dict[str, tuple[str, str]] = {"persona": ("utterance", "review"), "guess": ("note", "statement")}

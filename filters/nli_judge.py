@@ -8,9 +8,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from synth.filters.judging import Claim, Finding, Kind
-
 from synth.errors import SynthError
+from synth.filters.judge_protocol import Claim, Finding, Kind
 
 log = logging.getLogger(__name__)
 NLI_EXTRA_HINT = "the NLI judge needs the 'dense' extra: pip install 'synth-crs[dense]' (or use --judge llm)"

@@ -4,40 +4,38 @@ write the kept records, the dropped ones with their reasons, and the report."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
-from itertools import islice
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from synth.data.pearl import iter_pearl
+from synth.data.readers import read_lines
+from synth.datasets import detect_format
+from synth.errors import InputError, SynthError
 from synth.filters.base import AsyncFilter, Verdict
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import FilterDialogue, from_pearl, from_record
-from synth.filters.judging import ContradictionJudge, JudgeError
+from synth.filters.judge_protocol import ContradictionJudge, JudgeError
 from synth.filters.preference import GuessContradiction, PersonaContradiction
-from synth.filters.report import ReportBuilder, drop_entry
+from synth.filters.report import ReportBuilder, drop_of
+from synth.iteration import chunks
+from synth.progress import progress_bar
+from synth.redaction import redact_url
+from synth.runs.atomic import write_json_atomic
+from synth.runs.filtering import Drop, FilterReport, dropped_line
+from synth.runs.layout import (
+    DIALOGUES_FILE,
+    DROPPED_FILE,
+    FILTER_REPORT_FILE,
+    MANIFEST_FILE,
+    copy_items,
+    dialogues_file,
+)
+from synth.runs.manifest import Manifest, now, read_manifest, write_manifest
+from synth.runs.records import iter_records
 
-from synth.data.dialogue_formats import detect_format
-from synth.data.pearl import iter_pearl
-from synth.data.readers import read_lines
-from synth.data.synth_runs import dialogues_file, iter_records
-from synth.errors import InputError, SynthError
-from synth.llm.openai_compat import redact_url
-from synth.manifest import now, write_manifest
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, copy_items
-
-T = TypeVar("T")
 InputFormat = Literal["auto", "synth", "pearl"]
-DROPPED_FILE = "dropped.jsonl"
-REPORT_FILE = "filter_report.json"
 CHUNK = 256  # dialogues read, judged and written together
 
 
@@ -60,15 +58,8 @@ def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[Fi
         for _, raw, dialogue in iter_pearl(path):
             yield from_pearl(dialogue, raw)
         return
-    for _, line, record in iter_records(path):
-        yield from_record(record, line)
-
-
-def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """`items` in lists of `size` (the last may be shorter)."""
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
+    for found in iter_records(path):
+        yield from_record(found.record, found.line)
 
 
 def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, Verdict]:
@@ -106,19 +97,17 @@ class _Outputs:
             "kept": out_dir / DIALOGUES_FILE,
             "dropped": out_dir / DROPPED_FILE,
         }
-        for path in [*self.paths.values(), out_dir / REPORT_FILE]:
+        for path in [*self.paths.values(), out_dir / FILTER_REPORT_FILE]:
             if path.exists() and not overwrite:
                 raise SynthError(f"{path} exists: pass --overwrite to replace it, or choose another --out")
         out_dir.mkdir(parents=True, exist_ok=True)
         self.handles = {k: p.with_name(p.name + ".part").open("w", encoding="utf-8") for k, p in self.paths.items()}
 
-    def write(self, dialogue: FilterDialogue, drops: list[dict[str, Any]]) -> None:
+    def write(self, dialogue: FilterDialogue, drops: list[Drop]) -> None:
         if not drops:
             self.handles["kept"].write(dialogue.raw + "\n")
             return
-        self.handles["dropped"].write(
-            f'{{"id": {json.dumps(dialogue.id)}, "drops": {json.dumps(drops, ensure_ascii=False)}, "record": {dialogue.raw}}}\n'
-        )
+        self.handles["dropped"].write(dropped_line(dialogue.id, drops, dialogue.raw))
 
     def close(self, finished: bool) -> None:
         """Move the outputs into place, or (after an error) remove the partial ones."""
@@ -129,18 +118,6 @@ class _Outputs:
                 part.replace(self.paths[key])
             else:
                 part.unlink(missing_ok=True)
-
-
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("filtering"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        disable=not enabled,
-        transient=False,
-    )
 
 
 async def filter_run(
@@ -154,7 +131,7 @@ async def filter_run(
     progress: bool = False,
     ray_address: str | None = None,
     ray_workers: int | None = None,
-) -> dict[str, Any]:
+) -> FilterReport:
     """Filter `source` into `out_dir`; returns the report (also written to filter_report.json). With
     `ray_address`, the filters run on Ray Data (`synth.filters.ray_filter`) and the outputs are the same."""
     kind, path = resolve_input(source, format)
@@ -164,11 +141,13 @@ async def filter_run(
         check_ray_input(kind, config)
     if out_dir.resolve() == path.parent.resolve():
         raise SynthError(f"--out {out_dir} is the input's own folder: choose another one")
+    manifest_path = path.parent / MANIFEST_FILE
+    manifest = read_manifest(manifest_path) if manifest_path.exists() else None  # a bad one is named before any work
     started, wall = now(), time.perf_counter()
     outputs = _Outputs(out_dir, overwrite)
     own_judge = judge is None and bool(config.preference)
     if own_judge:
-        from synth.filters.judges import make_judge
+        from synth.filters.judge_factory import make_judge
 
         judge = make_judge(config, out_dir)
     preference: list[AsyncFilter] = [
@@ -183,7 +162,7 @@ async def filter_run(
         if judge is not None and preference:
             await judge.check()
         total = sum(1 for _ in read_lines(path)) if progress and kind == "synth" else None  # the bar's total only
-        with _progress(progress) as bar:
+        with progress_bar(progress, "filtering", "{task.fields[rate]}") as bar:
             task = bar.add_task("filter", total=total, rate="")
             if ray_address is not None:
                 judged = _iterate(ray_verdicts(path, config, ray_address, workers=ray_workers))
@@ -194,7 +173,7 @@ async def filter_run(
                     failed = builder.add(dialogue.id, found)
                     outputs.write(
                         dialogue,
-                        [drop_entry(None, name, found[name]) for name in failed],
+                        [drop_of(name, found[name]) for name in failed],
                     )
                 seconds = time.perf_counter() - wall
                 bar.update(
@@ -219,8 +198,9 @@ async def filter_run(
         seconds=round(seconds, 3),
         dialogues_per_s=round(builder.dialogues / seconds, 1) if seconds else None,
     )
-    (out_dir / REPORT_FILE).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    _carry_manifest(path.parent / MANIFEST_FILE, out_dir / MANIFEST_FILE, report)
+    write_json_atomic(out_dir / FILTER_REPORT_FILE, report.model_dump(mode="json"), ensure_ascii=False)
+    if manifest is not None:
+        _carry_manifest(manifest, out_dir / MANIFEST_FILE, report)
     copy_items(path.parent, out_dir)
     return report
 
@@ -274,22 +254,7 @@ def _settings(config: FilterConfig) -> dict[str, Any]:
     return settings
 
 
-def _carry_manifest(source: Path, target: Path, report: dict[str, Any]) -> None:
+def _carry_manifest(manifest: Manifest, target: Path, report: FilterReport) -> None:
     """A filtered run keeps its generation manifest, with what the filters did added."""
-    if not source.exists():
-        return
-    try:
-        manifest = json.loads(source.read_text())
-    except (OSError, json.JSONDecodeError):
-        return
-    summary = {k: v for k, v in report.items() if k not in ("filters", "settings")}
-    summary["per_filter"] = {
-        name: {k: row[k] for k in ("ran_on", "dropped", "drop_rate")} for name, row in report["filters"].items()
-    }
-    manifest["filter"] = summary
-    manifest["counts"] = {
-        **manifest.get("counts", {}),
-        "written": report["kept"],
-        "filtered_out": report["dropped"],
-    }
-    write_manifest(target, manifest)
+    counts = manifest.counts.model_copy(update={"written": report.kept, "filtered_out": report.dropped})
+    write_manifest(target, manifest.model_copy(update={"filter": report.summary(), "counts": counts}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from synth.filters.base import KEEP, Verdict
 from synth.filters.dialogue import FilterDialogue, Statement
-from synth.filters.judging import Claim, ContradictionJudge, Kind
+from synth.filters.judge_protocol import Claim, ContradictionJudge, Kind
 
 
 class _JudgedFilter:

@@ -12,13 +12,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from synth.errors import InputError, SynthError
 from synth.filters.base import Verdict
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import from_record
-
-from synth.data.synth_runs import parse_record
-from synth.errors import InputError, SynthError
-from synth.ray_runner import connect
+from synth.ray_cluster import connect
+from synth.runs.records import parse_record
 
 LINES_PER_RANGE = 256
 
@@ -41,7 +40,7 @@ def check_ray_input(kind: str, config: FilterConfig) -> None:
             "without --ray, for instance on the output of a --ray run"
         )
     if "satisfaction" in config.selected:  # trained here once, if it must be, not by every worker at once
-        from synth.benchmarks.acts.model import act_model
+        from synth.analysis.acts.model import act_model
 
         act_model(config.satisfaction.model)
 

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, process
+
 from synth.filters.base import KEEP, Verdict
 from synth.filters.dialogue import FilterDialogue
 from synth.filters.titles import normalise
-
 from synth.replies import END_MARKER
 
 

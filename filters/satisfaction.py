@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
-from synth.filters.base import KEEP, Verdict
-from synth.filters.dialogue import FilterDialogue
 
 from synth.data.dialogues import Dialogue, DialogueTurn
+from synth.filters.base import KEEP, Verdict
+from synth.filters.dialogue import FilterDialogue
 
 # seeker intents that say a recommendation did not satisfy (IARD codes)
 UNSATISFIED_INTENTS = ("REJ", "CRI-F", "CRI-A", "REF", "STO")
@@ -29,7 +29,7 @@ class Satisfaction(BaseModel):
 
     def check_many(self, dialogues: list[FilterDialogue]) -> list[Verdict]:
         """The verdicts on a chunk of dialogues, tagged together."""
-        from synth.benchmarks.acts.model import act_model
+        from synth.analysis.acts.model import act_model
 
         if self._loaded is None:
             self._loaded = act_model(self.model)
@@ -40,7 +40,7 @@ class Satisfaction(BaseModel):
     def _verdict(self, dialogue: FilterDialogue, tagged: Any) -> Verdict:
         if tagged.satisfaction >= self.min_score:
             return KEEP
-        from synth.benchmarks.acts.taxonomy import sub_labels
+        from synth.analysis.acts.taxonomy import sub_labels
 
         codes = sub_labels("seeker")
         columns = [codes.index(code) for code in UNSATISFIED_INTENTS]

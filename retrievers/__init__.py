@@ -5,7 +5,7 @@ LangChain adapters live in `synth.retrievers.langchain` (the `langchain` extra).
 
 from synth.retrievers.base import Retriever
 from synth.retrievers.bm25 import BM25Retriever
-from synth.retrievers.factory import RETRIEVER_NAMES, build_retriever
+from synth.retrievers.factory import RETRIEVERS, build_retriever
 from synth.retrievers.hybrid import HybridRetriever
 
-__all__ = ["BM25Retriever", "HybridRetriever", "RETRIEVER_NAMES", "Retriever", "build_retriever"]
+__all__ = ["BM25Retriever", "HybridRetriever", "RETRIEVERS", "Retriever", "build_retriever"]

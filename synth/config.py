@@ -1,4 +1,9 @@
-"""Run configuration: pydantic models, loadable from YAML, every field overridable on the command line."""
+"""Run configuration: pydantic models, loadable from YAML, every field overridable on the command line.
+
+Naming rule for settings across synth: a pydantic model that a user sets (from YAML, `--set` or CLI options)
+ends in `Config` (GenerateConfig, FilterConfig, ExpertConfig, ...); a dataclass that bundles a library
+call's arguments in code ends in `Options` (CardOptions, ReportOptions, BenchmarkOptions, ...). No other
+suffix (Settings, Params) names either kind."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from synth.errors import SynthError
 
 BackendName = Literal["llamacpp", "openai", "vllm"]
-Settings = TypeVar("Settings", bound=BaseModel)
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
@@ -36,7 +41,7 @@ class SetRules(BaseModel):
     points_temperature: float = 0.1  # points = softmax(similarity / temperature) over the candidates
 
 
-class BackendSettings(BaseModel):
+class BackendConfig(BaseModel):
     """Which LLM answers and how it is reached (generation, and the LLM judge of `synth filter`)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -55,7 +60,7 @@ class BackendSettings(BaseModel):
     request_timeout_s: float = 120.0
 
 
-class GenerateConfig(BackendSettings):
+class GenerateConfig(BackendConfig):
     """Everything that decides which dialogues `synth generate` writes."""
 
     n: int = Field(3, ge=1, description="number of dialogues")
@@ -150,7 +155,7 @@ class GenerateConfig(BackendSettings):
         return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
 
 
-def load_config(path: Path | None, overrides: dict[str, object], model: type[Settings] = GenerateConfig) -> Settings:  # type: ignore[assignment]
+def load_config(path: Path | None, overrides: dict[str, object], model: type[ConfigT] = GenerateConfig) -> ConfigT:  # type: ignore[assignment]
     """Config from an optional YAML file, with command-line values (non-None) on top; nested mappings
     (e.g. a filter's settings) are merged key by key."""
     values: dict[str, Any] = {}

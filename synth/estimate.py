@@ -8,8 +8,9 @@ from typing import Any
 
 from synth.config import GenerateConfig
 from synth.llm.base import ChatBackend
-from synth.resume import DIALOGUES_FILE, REQUESTS_FILE, finished_records
 from synth.runner import generate
+from synth.runs.layout import DIALOGUES_FILE, REQUESTS_FILE
+from synth.runs.records import finished_records
 
 
 async def estimate(config: GenerateConfig, out_dir: Path, *, sample: int = 3, backend: ChatBackend | None = None) -> dict[str, Any]:

@@ -1,26 +1,15 @@
-"""The PEARL-style turn loop and its rules."""
+"""The PEARL game: its rules, and its moves in the shared turn loop (`synth.turns`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from synth.personas import GameSpec, ReviewIndex
-from synth.records import DialogueRecord, Item, Outcome, ScoredItem, Turn
+from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Item, Outcome, ScoredItem, Turn
 from synth.retrievers.base import Retriever
-from synth.simulators import Line, Recommender, Sampling, Seeker, Usage
-
-# The recommender opens, so the turns after the seed run recommender, seeker, ... and a dialogue that
-# hits an even turn cap ends on the seeker: no recommendation is left unanswered.
-SEED_EXCHANGE = (
-    ("recommender", "Hi there! I'd be glad to help you find a movie for tonight."),
-    ("seeker", "Hi! I'm looking for something to watch, but I'm not sure what yet."),
-)
-SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
-
-
-def transcript(turns: list[Turn], names: dict[str, str] = SPEAKER) -> list[Line]:
-    """The dialogue so far as the prompts show it."""
-    return [Line(names[t.role], t.text) for t in turns]
+from synth.simulators import Recommender, Sampling, Seeker, Usage
+from synth.turns import RecordMoves, Role, Unfinished, play_turns, transcript
 
 
 @dataclass(frozen=True)
@@ -36,6 +25,24 @@ class GameRules:
         """Number of candidates on the given (0-based) recommendation turn."""
         return self.k_schedule[min(recommendation, len(self.k_schedule) - 1)]
 
+    @staticmethod
+    def outcome(recommended: Item | None, target: Item, accepted: bool, step: int, recommendations: int) -> Outcome | None:
+        """After a seeker reply at `step`: the outcome when it ends the dialogue (it accepts the recommended
+        item, or turns down the target), else None."""
+        if recommended is None:
+            return None
+        hit = recommended.id == target.id
+        if accepted:
+            return Outcome(
+                accepted_target=hit,
+                turns_to_goal=step + 1 if hit else None,
+                ended_by="accepted" if hit else "wrong_acceptance",
+                recommendations=recommendations,
+            )
+        if hit:
+            return Outcome(accepted_target=False, ended_by="target_rejected", recommendations=recommendations)
+        return None
+
 
 def select_candidates(
     retriever: Retriever, query: str, pool: set[str], target_id: str, recommendation: int, rules: GameRules
@@ -47,18 +54,6 @@ def select_candidates(
     if forced and all(c.item_id != target_id for c in found):
         found = found[: k - 1] + retriever.search(query, {target_id}, 1)
     return found
-
-
-@dataclass
-class _State:
-    turns: list[Turn] = field(default_factory=list)
-    recommendations: int = 0
-    recommender_turns: int = 0
-    last_recommended: Item | None = None
-
-    def query(self) -> str:
-        """The retrieval query: the dialogue so far, seed exchange left out."""
-        return " ".join(t.text for t in self.turns[len(SEED_EXCHANGE) :])
 
 
 class PearlGame:
@@ -83,87 +78,78 @@ class PearlGame:
         return set(self.catalog) - {r.item for r in spec.persona.general}
 
     async def play(self, spec: GameSpec) -> DialogueRecord:
-        state = _State(turns=[Turn(role=role, text=text) for role, text in SEED_EXCHANGE])
-        pool = self.initial_pool(spec)
+        """One dialogue as a record; a failure ends it as 'error' with the reason in `errors`."""
         usage = Usage()
-        seeker_system = self.seeker.system_prompt(spec.persona, self.catalog)
-        recommender_system = self.recommender.system_prompt()
-        outcome: Outcome | None = None
-        errors: list[str] = []
-        try:
-            for step in range(self.rules.max_utterances):
-                seed = spec.seed + 100 * step
-                if step % 2 == 0:
-                    await self._recommender_turn(spec, state, pool, recommender_system, seed, usage)
-                else:
-                    outcome = await self._seeker_turn(spec, state, seeker_system, seed, usage, step)
-                    if outcome is not None:
-                        break
-        except Exception as exc:  # one bad dialogue must never end the run: record it and go on
-            errors = [f"{type(exc).__name__}: {exc}", *usage.format_problems]
-            outcome = Outcome(accepted_target=False, ended_by="error", recommendations=state.recommendations)
-        if outcome is None:
-            outcome = Outcome(accepted_target=False, ended_by="turn_cap", recommendations=state.recommendations)
+        moves = _PearlMoves(self, spec, usage)
+        ending = await play_turns(moves, seed=spec.seed, max_utterances=self.rules.max_utterances)
         return DialogueRecord(
+            schema_version=RECORD_SCHEMA_VERSION,
             id=spec.id,
             user_id=spec.persona.user_id,
             persona=spec.persona,
             target_item=spec.target,
-            turns=state.turns,
-            outcome=outcome,
+            scripted_turns=ending.scripted_turns,
+            turns=moves.turns,
+            outcome=ending.outcome,
             generation=usage.generation(
                 self.seeker.backend, self.seeker.prompts, self.sampling, spec.seed, retriever=self.retriever.name
             ),
-            errors=errors,
+            errors=ending.errors(usage.format_problems),
         )
 
-    async def _seeker_turn(
-        self, spec: GameSpec, state: _State, system: str, seed: int, usage: Usage, step: int
-    ) -> Outcome | None:
+
+class _PearlMoves(RecordMoves):
+    """One PEARL dialogue's state and its two sides' turns."""
+
+    def __init__(self, game: PearlGame, spec: GameSpec, usage: Usage):
+        super().__init__()
+        self.game, self.spec, self.usage = game, spec, usage
+        self.pool = game.initial_pool(spec)
+        self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog)
+        self.recommender_system = game.recommender.system_prompt()
+        self.scripted = 0
+        self.recommender_turns = 0
+        self.last_recommended: Item | None = None
+
+    def open(self, script: Sequence[tuple[Role, str]]) -> None:
+        super().open(script)
+        self.scripted = len(script)
+
+    def query(self) -> str:
+        """The retrieval query: the dialogue so far, scripted opening left out."""
+        return " ".join(t.text for t in self.turns[self.scripted :])
+
+    async def seeker_turn(self, step: int, seed: int) -> Outcome | None:
         """The seeker speaks; returns the outcome when this turn ends the dialogue."""
-        recommended = state.last_recommended
-        opinion = self.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
-        reply = await self.seeker.reply(
-            system, transcript(state.turns), target=spec.target, recommended=recommended, opinion=opinion, seed=seed, usage=usage
+        game, spec = self.game, self.spec
+        recommended = self.last_recommended
+        opinion = game.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
+        reply = await game.seeker.reply(
+            self.seeker_system, transcript(self.turns), target=spec.target, recommended=recommended, opinion=opinion,
+            seed=seed, usage=self.usage,
         )
-        state.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept))
-        state.last_recommended = None
-        if recommended is None:
-            return None
-        hit = recommended.id == spec.target.id
-        if reply.accept:
-            return Outcome(
-                accepted_target=hit,
-                turns_to_goal=step + 1 if hit else None,
-                ended_by="accepted" if hit else "wrong_acceptance",
-                recommendations=state.recommendations,
-            )
-        if hit:
-            return Outcome(accepted_target=False, ended_by="target_rejected", recommendations=state.recommendations)
-        return None
+        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept))
+        self.last_recommended = None
+        return game.rules.outcome(recommended, spec.target, bool(reply.accept), step, self.recommendations)
 
-    async def _recommender_turn(
-        self, spec: GameSpec, state: _State, pool: set[str], system: str, seed: int, usage: Usage
-    ) -> None:
+    async def recommender_turn(self, step: int, seed: int) -> None:
         """The recommender asks (first `ask_turns` turns) or recommends one retrieved candidate."""
+        game = self.game
         candidates: list[ScoredItem] | None = None
-        if state.recommender_turns >= self.rules.ask_turns and pool:
+        if self.recommender_turns >= game.rules.ask_turns and self.pool:
             candidates = select_candidates(
-                self.retriever, state.query(), pool, spec.target.id, state.recommendations, self.rules
+                game.retriever, self.query(), self.pool, self.spec.target.id, self.recommendations, game.rules
             )
-        items = [self.catalog[c.item_id] for c in candidates] if candidates else None
-        reply = await self.recommender.reply(system, transcript(state.turns), candidates=items, seed=seed, usage=usage)
-        state.recommender_turns += 1
-        state.turns.append(
-            Turn(
-                role="recommender",
-                text=reply.utterance,
-                think=reply.think or None,
-                recommended_item=reply.item_id,
-                candidates=candidates,
-            )
+        items = [game.catalog[c.item_id] for c in candidates] if candidates else None
+        reply = await game.recommender.reply(
+            self.recommender_system, transcript(self.turns), candidates=items, seed=seed, usage=self.usage
         )
+        self.recommender_turns += 1
+        self.add_recommender_turn(reply, candidates=candidates)
         if reply.item_id is not None:
-            pool.discard(reply.item_id)
-            state.recommendations += 1
-            state.last_recommended = self.catalog[reply.item_id]
+            self.pool.discard(reply.item_id)
+            self.recommendations += 1
+            self.last_recommended = game.catalog[reply.item_id]
+
+    def unfinished(self, ended_by: Unfinished) -> Outcome:
+        return Outcome(accepted_target=False, ended_by=ended_by, recommendations=self.recommendations)

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from synth.game import SEED_EXCHANGE, transcript
 from synth.movie_sets import MovieSet
-from synth.records import DialogueRecord, GoRecDialGame, Item, Outcome, Turn
+from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn
 from synth.replies import (
     END_MARKER,
+    THINK_MAX_CHARS,
+    UTTERANCE_MAX_CHARS,
     RecommenderReply,
     ReplyFormatError,
     SeekerReply,
-    THINK_MAX_CHARS,
-    UTTERANCE_MAX_CHARS,
     clean_utterance,
     extract_json,
     match_candidate,
@@ -22,6 +22,7 @@ from synth.replies import (
     seeker_schema,
 )
 from synth.simulators import Line, Sampling, Simulator, Usage
+from synth.turns import RecordMoves, Unfinished, play_turns, transcript
 
 NO_ITEM = "none"
 EXPERT_NAMES = {"seeker": "Seeker", "recommender": "Expert"}
@@ -36,9 +37,38 @@ class GoRecDialSpec:
 
 @dataclass(frozen=True)
 class GoRecDialRules:
+    """The GoRecDial game's rules, for generation and for the benchmark's trained experts alike."""
+
     max_utterances: int = 20  # after the seed exchange
     discount: float = 0.5  # reward kept per extra recommendation
     ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
+
+    def may_recommend(self, step: int) -> bool:
+        """Whether the expert may recommend at this step (its turns are the even steps)."""
+        return step // 2 >= self.ask_turns
+
+    def outcome(
+        self, *, step: int, recommended: int | None, accepted: bool, correct: int, points: Sequence[float],
+        recommendations: int,
+    ) -> Outcome | None:
+        """After the seeker's reply at `step` to the candidate at index `recommended` (None: nothing was
+        recommended): the outcome when the reply ends the game (it accepts, the correct candidate or not),
+        scored with the candidates' `points`; else None."""
+        if not accepted or recommended is None:
+            return None
+        hit = recommended == correct
+        return Outcome(
+            accepted_target=hit,
+            turns_to_goal=step + 1 if hit else None,
+            ended_by="accepted" if hit else "wrong_acceptance",
+            recommendations=recommendations,
+            score=game_score(points, recommended, recommendations, self.discount),
+        )
+
+    @staticmethod
+    def unfinished(ended_by: Unfinished, recommendations: int) -> Outcome:
+        """A game no acceptance ended (the turn cap, or an error) scores 0."""
+        return Outcome(accepted_target=False, ended_by=ended_by, recommendations=recommendations, score=0.0)
 
 
 def expert_schema(remaining: list[Item]) -> dict[str, Any]:
@@ -70,7 +100,7 @@ def parse_expert(text: str, remaining: list[Item]) -> RecommenderReply:
     return RecommenderReply(think.strip(), utterance, item.id)
 
 
-def game_score(points: list[float], accepted_index: int | None, recommendations: int, discount: float) -> float:
+def game_score(points: Sequence[float], accepted_index: int | None, recommendations: int, discount: float) -> float:
     """The paper's reward: points of the accepted candidate, times discount per extra recommendation."""
     if accepted_index is None:
         return 0.0
@@ -122,78 +152,81 @@ class GoRecDialGamePlayer:
         self.catalog, self.seeker, self.expert, self.rules, self.sampling = catalog, seeker, expert, rules, sampling
 
     async def play(self, spec: GoRecDialSpec) -> DialogueRecord:
-        movie_set = spec.movie_set
-        candidates = [self.catalog[i] for i in movie_set.candidates]
-        correct = candidates[movie_set.correct_index]
-        turns = [Turn(role=role, text=text) for role, text in SEED_EXCHANGE]
-        remaining = list(candidates)
+        """One game as a record; a failure ends it as 'error' with the reason in `errors`."""
         usage = Usage()
-        seeker_system = self.seeker.system_prompt([self.catalog[i] for i in movie_set.seeker_items])
-        expert_system = self.expert.system_prompt(candidates)
-        recommended: Item | None = None
-        recommendations = 0
-        outcome: Outcome | None = None
-        errors: list[str] = []
-        try:
-            for step in range(self.rules.max_utterances):
-                lines = transcript(turns, EXPERT_NAMES)
-                seed = spec.seed + 100 * step
-                if step % 2 == 0:
-                    may_recommend = step // 2 >= self.rules.ask_turns
-                    reply = await self.expert.reply(
-                        expert_system, lines, remaining=remaining if may_recommend else [], seed=seed, usage=usage
-                    )
-                    item = self.catalog[reply.item_id] if reply.item_id else None
-                    turns.append(
-                        Turn(
-                            role="recommender",
-                            text=reply.utterance,
-                            think=reply.think or None,
-                            recommended_item=reply.item_id,
-                            decision="recommend" if item else "speak",
-                            correct=None if item is None else item.id == correct.id,
-                        )
-                    )
-                    if item is not None:
-                        remaining.remove(item)
-                        recommendations += 1
-                    recommended = item
-                    continue
-                answer = await self.seeker.reply(seeker_system, lines, recommended=recommended, seed=seed, usage=usage)
-                turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept))
-                if answer.accept and recommended is not None:
-                    hit = recommended.id == correct.id
-                    index = candidates.index(recommended)
-                    outcome = Outcome(
-                        accepted_target=hit,
-                        turns_to_goal=step + 1 if hit else None,
-                        ended_by="accepted" if hit else "wrong_acceptance",
-                        recommendations=recommendations,
-                        score=game_score(movie_set.points, index, recommendations, self.rules.discount),
-                    )
-                    break
-                recommended = None
-        except Exception as exc:  # one bad game must never end the run: record it and go on
-            errors = [f"{type(exc).__name__}: {exc}", *usage.format_problems]
-            outcome = Outcome(accepted_target=False, ended_by="error", recommendations=recommendations, score=0.0)
-        if outcome is None:
-            outcome = Outcome(accepted_target=False, ended_by="turn_cap", recommendations=recommendations, score=0.0)
+        moves = _GoRecDialMoves(self, spec.movie_set, usage)
+        ending = await play_turns(moves, seed=spec.seed, max_utterances=self.rules.max_utterances)
+        movie_set = spec.movie_set
         return DialogueRecord(
+            schema_version=RECORD_SCHEMA_VERSION,
             id=spec.id,
             mode="gorecdial",
             user_id=movie_set.user_id,
-            target_item=correct,
+            target_item=moves.candidates[movie_set.correct_index],
             gorecdial=GoRecDialGame(
-                seeker_items=[self.catalog[i] for i in movie_set.seeker_items],
-                candidates=candidates,
+                seeker_items=moves.seeker_items,
+                candidates=moves.candidates,
                 correct_index=movie_set.correct_index,
                 similarities=movie_set.similarities,
                 points=movie_set.points,
                 coherence=movie_set.coherence,
                 margin=movie_set.margin,
             ),
-            turns=turns,
-            outcome=outcome,
+            scripted_turns=ending.scripted_turns,
+            turns=moves.turns,
+            outcome=ending.outcome,
             generation=usage.generation(self.seeker.backend, self.seeker.prompts, self.sampling, spec.seed),
-            errors=errors,
+            errors=ending.errors(usage.format_problems),
         )
+
+
+class _GoRecDialMoves(RecordMoves):
+    """One game's state and its two sides' turns."""
+
+    def __init__(self, player: GoRecDialGamePlayer, movie_set: MovieSet, usage: Usage):
+        super().__init__()
+        self.player, self.movie_set, self.usage = player, movie_set, usage
+        self.candidates = [player.catalog[i] for i in movie_set.candidates]
+        self.seeker_items = [player.catalog[i] for i in movie_set.seeker_items]
+        self.remaining = list(self.candidates)
+        self.seeker_system = player.seeker.system_prompt(self.seeker_items)
+        self.expert_system = player.expert.system_prompt(self.candidates)
+        self.recommended: Item | None = None
+
+    async def recommender_turn(self, step: int, seed: int) -> None:
+        """The expert speaks, or recommends one remaining candidate once the rules allow it."""
+        player = self.player
+        remaining = self.remaining if player.rules.may_recommend(step) else []
+        reply = await player.expert.reply(
+            self.expert_system, transcript(self.turns, EXPERT_NAMES), remaining=remaining, seed=seed, usage=self.usage
+        )
+        item = player.catalog[reply.item_id] if reply.item_id else None
+        correct = self.candidates[self.movie_set.correct_index]
+        self.add_recommender_turn(
+            reply, decision="recommend" if item else "speak", correct=None if item is None else item.id == correct.id
+        )
+        if item is not None:
+            self.remaining.remove(item)
+            self.recommendations += 1
+        self.recommended = item
+
+    async def seeker_turn(self, step: int, seed: int) -> Outcome | None:
+        """The seeker answers; the game ends when it accepts a recommendation."""
+        recommended = self.recommended
+        answer = await self.player.seeker.reply(
+            self.seeker_system, transcript(self.turns, EXPERT_NAMES), recommended=recommended, seed=seed,
+            usage=self.usage,
+        )
+        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept))
+        self.recommended = None
+        return self.player.rules.outcome(
+            step=step,
+            recommended=None if recommended is None else self.candidates.index(recommended),
+            accepted=bool(answer.accept),
+            correct=self.movie_set.correct_index,
+            points=self.movie_set.points,
+            recommendations=self.recommendations,
+        )
+
+    def unfinished(self, ended_by: Unfinished) -> Outcome:
+        return self.player.rules.unfinished(ended_by, self.recommendations)

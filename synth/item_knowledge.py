@@ -9,14 +9,12 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-from rich.progress import Progress
-
 from synth.llm.base import ChatBackend
 from synth.llm.gguf_models import cache_dir
+from synth.progress import progress_bar
 from synth.prompting import PromptSet
-from synth.records import Item, Review
+from synth.records import Item, Review, verdict
 from synth.replies import ReplyFormatError, extract_json
-from synth.simulators import verdict
 
 SUMMARY_SCHEMA = {
     "type": "object",
@@ -81,8 +79,8 @@ async def summarize_items(
         by_item[review.item].append(review)
     counts = {"summaries_cached": 0, "summaries_made": 0, "summaries_failed": 0}
     described = dict(catalog)
-    with Progress(disable=not progress) as bar:
-        task = bar.add_task("item summaries", total=len(by_item))
+    with progress_bar(progress, "item summaries") as bar:
+        task = bar.add_task("", total=len(by_item))
         for item_id in sorted(by_item):
             item = catalog[item_id]
             sample = sorted(by_item[item_id], key=lambda r: (r.user, r.text))[:max_reviews]

@@ -19,38 +19,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from synth.config import GenerateConfig
-from synth.errors import SynthError
+from synth.errors import InputError, SynthError
 from synth.llm.base import ChatBackend
-from synth.manifest import write_manifest
-from synth.resume import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, check_same_run
+from synth.progress import progress_bar
+from synth.ray_cluster import connect
+from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, PLAN_FILE, SHARDS_DIR, shard_folder
+from synth.runs.manifest import Manifest, RaySummary, RayWorkerFigures, check_same_run, read_manifest, write_manifest
+from synth.runs.records import count_records
 from synth.shards import merge_runs
 
 log = logging.getLogger(__name__)
-RAY_HINT = "--ray needs the 'ray' extra: pip install 'synth-crs[ray]'"
-SHARDS_DIR = "shards"
-PLAN_FILE = "plan.json"
 SHARDS_PER_WORKER = 4  # default split: small enough shards that a lost worker costs little
 RESTARTS = 3  # times Ray restarts a dead worker (and retries its shard) before the run fails
 BackendFactory = Callable[[], ChatBackend]
-
-
-def connect(address: str) -> Any:
-    """The `ray` module, connected: 'local' starts a cluster in this process, 'auto' joins the running one
-    (`ray start --head`), anything else is a cluster address. An already initialised Ray is kept."""
-    try:
-        import ray
-    except ImportError:
-        raise SynthError(RAY_HINT) from None
-    if not ray.is_initialized():
-        try:
-            ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False)
-        except ConnectionError as exc:
-            raise SynthError(f"cannot reach a Ray cluster at {address!r} ({exc}); start one with `ray start --head`, "
-                             "or use --ray local") from None
-    return ray
 
 
 class _KeptOpen:
@@ -102,8 +84,8 @@ class GameWorker:
             "shard": index,
             "worker": self.name,
             "seconds": time.perf_counter() - started,
-            "written": manifest["counts"]["written"] - manifest["counts"].get("resumed_with", 0),
-            "tokens": manifest["tokens"]["prompt"] + manifest["tokens"]["completion"],
+            "written": manifest.counts.written - (manifest.counts.resumed_with or 0),
+            "tokens": manifest.tokens.prompt + manifest.tokens.completion,
         }
 
 
@@ -120,27 +102,16 @@ class ProgressCounter:
         return sum(self.written.values())
 
 
-def shard_folder(out_dir: Path, index: int, count: int) -> Path:
-    return out_dir / SHARDS_DIR / f"{index}-of-{count}"
-
-
 def _finished(folder: Path) -> bool:
     """Whether the folder's run finished and its file still holds every record its manifest counts."""
-    try:
-        manifest = json.loads((folder / MANIFEST_FILE).read_text())
-    except (OSError, json.JSONDecodeError):
-        return False
-    counts = manifest.get("counts", {})
-    done = manifest.get("status") == "finished" and counts.get("written") == counts.get("requested")
-    return done and _written(folder) == counts["written"]
-
-
-def _written(folder: Path) -> int:
-    path = folder / DIALOGUES_FILE
+    path = folder / MANIFEST_FILE
     if not path.exists():
-        return 0
-    with path.open("rb") as handle:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+        return False
+    try:
+        manifest = read_manifest(path)
+    except InputError:
+        return False
+    return manifest.complete and count_records(folder / DIALOGUES_FILE) == manifest.counts.written
 
 
 def plan_shards(out_dir: Path, config: GenerateConfig, requested: int | None, workers: int) -> int:
@@ -162,13 +133,6 @@ def plan_shards(out_dir: Path, config: GenerateConfig, requested: int | None, wo
     return count
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]dialogues (ray)"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"),
-        TimeElapsedColumn(), disable=not enabled,
-    )
-
-
 def ray_generate(
     config: GenerateConfig,
     out_dir: Path,
@@ -181,7 +145,7 @@ def ray_generate(
     overwrite: bool = False,
     backend_factory: BackendFactory | None = None,
     on_workers: Callable[[list[int]], None] | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Generate `config.n` dialogues on a Ray cluster into `out_dir`; returns the merged manifest.
 
     `workers` defaults to what the cluster holds (its GPUs / gpus_per_worker, else its CPUs /
@@ -199,7 +163,7 @@ def ray_generate(
     if merged.exists() and merged.stat().st_size:
         check_same_run(out_dir / MANIFEST_FILE, config)
         if _finished(out_dir):
-            return json.loads((out_dir / MANIFEST_FILE).read_text())
+            return read_manifest(out_dir / MANIFEST_FILE)
         raise SynthError(f"{merged} holds dialogues of a local run: resume it without --ray, or use another --out")
     wanted = _worker_count(ray.cluster_resources(), workers, cpus_per_worker, gpus_per_worker)
     count = plan_shards(out_dir, config, shards, wanted)
@@ -211,14 +175,14 @@ def ray_generate(
     staging = out_dir / SHARDS_DIR / ".merged"
     shutil.rmtree(staging, ignore_errors=True)
     manifest = merge_runs(folders, staging)
-    manifest["ray"] = {
-        "address": address,
-        "shards": count,
-        "workers": _per_worker(results),
-        "shards_played": len(todo),
-        "wall_s": round(time.perf_counter() - started, 2),
-    }
-    manifest["wall_s"] = manifest["ray"]["wall_s"]
+    manifest.ray = RaySummary(
+        address=address,
+        shards=count,
+        workers=_per_worker(results),
+        shards_played=len(todo),
+        wall_s=round(time.perf_counter() - started, 2),
+    )
+    manifest.wall_s = manifest.ray.wall_s
     write_manifest(staging / MANIFEST_FILE, manifest)
     for name in (ITEMS_FILE, MANIFEST_FILE, DIALOGUES_FILE):  # the dialogues last: their presence means done
         if (staging / name).exists():
@@ -261,11 +225,11 @@ def _play_shards(
     counter = ray.remote(ProgressCounter).options(num_cpus=0).remote()
     if on_workers is not None:
         on_workers(ray.get([actor.pid.remote() for actor in actors]))
-    already = sum(_written(folders[i]) for i in range(count))
+    already = sum(count_records(folders[i] / DIALOGUES_FILE) for i in range(count))
     pending = list(todo)
     running: dict[Any, Any] = {}
     results: list[dict[str, Any]] = []
-    with _progress(config.progress) as bar:
+    with progress_bar(config.progress, "[bold]dialogues (ray)", "{task.fields[note]}") as bar:
         task = bar.add_task("ray", total=config.n, completed=already, note=f"{worker_count} workers, {count} shards")
         idle = list(actors)
         try:
@@ -288,7 +252,7 @@ def _play_shards(
     return results
 
 
-def _per_worker(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _per_worker(results: list[dict[str, Any]]) -> list[RayWorkerFigures]:
     """Each worker's shards, dialogues, tokens, busy seconds and throughput."""
     workers: dict[str, dict[str, Any]] = {}
     for result in results:
@@ -301,4 +265,4 @@ def _per_worker(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in workers.values():
         row["busy_s"] = round(row["busy_s"], 2)
         row["dialogues_per_s"] = round(row["dialogues"] / row["busy_s"], 3) if row["busy_s"] else None
-    return sorted(workers.values(), key=lambda row: row["worker"])
+    return [RayWorkerFigures(**row) for row in sorted(workers.values(), key=lambda row: row["worker"])]

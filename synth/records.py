@@ -1,10 +1,14 @@
-"""The dialogue record: one JSON line per generated dialogue (see DESIGN.md)."""
+"""The dialogue record: one JSON line per generated dialogue."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+RECORD_SCHEMA_VERSION = 1  # the record layout this synth writes; bump it when a field changes meaning
+UNVERSIONED = 0  # records written before records carried a version
+LEGACY_SCRIPTED_TURNS = 2  # unversioned records all open with the two-turn seed exchange
 
 
 class Item(BaseModel):
@@ -32,6 +36,18 @@ class Review(BaseModel):
     rating: float
     text: str
     score: float | None = None  # (rating - scale low) / (scale high - scale low)
+
+
+def verdict(review: Review) -> str:
+    """The review's 0-1 score in words, so prompts read the same whatever the source's rating scale."""
+    score = review.score if review.score is not None else 0.5
+    if score >= 0.75:
+        return "loved it"
+    if score >= 0.55:
+        return "liked it"
+    if score >= 0.4:
+        return "found it so-so"
+    return "disliked it"
 
 
 class Persona(BaseModel):
@@ -97,13 +113,27 @@ class Generation(BaseModel):
 
 
 class DialogueRecord(BaseModel):
+    """One generated dialogue. `scripted_turns`: how many opening turns the game wrote rather than the models
+    (the seed exchange). Records without `schema_version` predate it and read as UNVERSIONED."""
+
+    schema_version: int = UNVERSIONED
     id: str
     mode: Literal["pearl", "gorecdial"] = "pearl"
     user_id: str
     persona: Persona | None = None  # pearl
     target_item: Item  # pearl: the persona's target; gorecdial: the correct candidate
     gorecdial: GoRecDialGame | None = None
+    scripted_turns: int = LEGACY_SCRIPTED_TURNS
     turns: list[Turn]
     outcome: Outcome
     generation: Generation
     errors: list[str] = Field(default_factory=list)
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, version: int) -> int:
+        if version > RECORD_SCHEMA_VERSION:
+            raise ValueError(
+                f"record schema {version} is newer than this synth reads ({RECORD_SCHEMA_VERSION}): upgrade synth"
+            )
+        return version

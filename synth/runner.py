@@ -4,24 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from synth.config import GenerateConfig
+from synth.data.configured import load_data
 from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
 from synth.llm.request_cache import CachedBackend, RequestCache
-from synth.manifest import build_manifest, now, write_manifest
-from synth.modes import BUILDERS, Game, load_data
+from synth.modes import BUILDERS, Game
+from synth.progress import progress_bar
 from synth.prompting import PromptSet
-from synth.records import DialogueRecord, Item
-from synth.resume import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE, check_same_run, drop_torn_tail, finished_records
+from synth.records import DialogueRecord
+from synth.runs.atomic import write_items
+from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE
+from synth.runs.manifest import (
+    Counts,
+    Manifest,
+    ModelRecord,
+    Status,
+    Tokens,
+    check_same_run,
+    new_manifest,
+    now,
+    write_manifest,
+)
+from synth.runs.records import drop_torn_tail, finished_records
 from synth.shards import shard_specs
 
 log = logging.getLogger(__name__)
@@ -71,20 +82,6 @@ def _rates(dialogues: int, tokens: int, elapsed: float) -> str:
     return f"{pace} {tokens / elapsed:.0f} tok/s"
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]dialogues"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rates]}"),
-        TextColumn("failed {task.fields[failed]}"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        disable=not enabled,
-    )
-
-
 async def generate(
     config: GenerateConfig,
     out_dir: Path,
@@ -92,7 +89,7 @@ async def generate(
     backend: ChatBackend | None = None,
     overwrite: bool = False,
     on_record: Callable[[DialogueRecord], None] | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Play `config.n` games (the shard's, with `config.shard`) and write them to `out_dir`; returns the
     manifest. `on_record` is called with each record once it is written (progress of a Ray worker)."""
     started, clock = now(), time.perf_counter()
@@ -112,13 +109,13 @@ async def generate(
     tally.counts["resumed_with"] = len(done)
     specs = [spec for spec in specs if spec.id not in done]
 
-    def save_manifest(status: str) -> dict[str, Any]:
-        manifest = build_manifest(
+    def save_manifest(status: Status) -> Manifest:
+        manifest = new_manifest(
             config,
-            model=backend.model_info,
+            model=ModelRecord(**asdict(backend.model_info)),
             prompt_hashes=prompts.hashes,
-            counts={**tally.counts, **data.counts, **cache_counts(backend)},
-            tokens=tally.tokens,
+            counts=Counts(**{**tally.counts, **data.counts, **cache_counts(backend)}),
+            tokens=Tokens(**tally.tokens),
             cost_usd=config.cost_usd(tally.tokens["prompt"], tally.tokens["completion"]),
             started=started,
             wall_s=time.perf_counter() - clock,
@@ -128,7 +125,7 @@ async def generate(
         return manifest
 
     save_manifest("running")  # never leave an earlier run's manifest beside new records
-    status = "failed"
+    status: Status = "failed"
     try:
         await backend.check()
         if config.item_summaries:  # the games share data.catalog, so they see the summaries
@@ -149,14 +146,6 @@ async def generate(
     return manifest
 
 
-def write_items(path: Path, catalog: dict[str, Item]) -> None:
-    """The catalog as JSON Lines, written whole or not at all."""
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as out:
-        out.writelines(item.model_dump_json() + "\n" for item in catalog.values())
-    os.replace(tmp, path)
-
-
 async def _play_all(
     game: Game,
     specs: list,
@@ -169,7 +158,8 @@ async def _play_all(
     alive at a time; each record is appended and flushed the moment its game ends."""
     clock = time.perf_counter()
     pending = iter(specs)  # shared by the workers; asyncio runs one at a time, so no lock is needed
-    with _progress(config.progress) as progress, path.open("a", encoding="utf-8") as out:
+    with progress_bar(config.progress, "[bold]dialogues", "{task.fields[rates]}", "failed {task.fields[failed]}",
+                      eta=True) as progress, path.open("a", encoding="utf-8") as out:
         resumed, resumed_tokens = tally.counts["written"], tally.tokens["prompt"] + tally.tokens["completion"]
         task = progress.add_task("generate", total=resumed + len(specs), completed=resumed, rates="", failed=tally.counts["failed"])
 

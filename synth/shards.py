@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from synth.errors import SynthError
-from synth.manifest import now, write_manifest
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE, copy_items, drop_torn_tail, finished_records
+from synth.runs.layout import DIALOGUES_FILE, MANIFEST_FILE, copy_items
+from synth.runs.manifest import Counts, Manifest, Tokens, now, read_manifest, write_manifest
+from synth.runs.records import drop_torn_tail, finished_records
 
 Spec = TypeVar("Spec")
 
@@ -21,27 +21,26 @@ def shard_specs(specs: Sequence[Spec], index: int, count: int) -> list[Spec]:
     return list(specs[index::count])
 
 
-def _manifest(folder: Path) -> dict[str, Any]:
+def _manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST_FILE
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise SynthError(f"{path}: not a run's manifest ({exc})") from None
+    if not path.exists():
+        raise SynthError(f"{path}: not a run's manifest (no such file)")
+    return read_manifest(path)
 
 
-def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
+def merge_runs(folders: Sequence[Path], out_dir: Path) -> Manifest:
     """Join finished shard folders of one run into `out_dir`; returns the merged manifest.
 
     Refused when the shards come from different runs (fingerprints), when a shard is missing, appears
     twice or did not finish, or when a dialogue id is in two shards."""
     manifests = {folder: _manifest(folder) for folder in folders}
-    fingerprints = {m["fingerprint"] for m in manifests.values()}
+    fingerprints = {m.fingerprint for m in manifests.values()}
     if len(fingerprints) != 1:
         raise SynthError(f"the folders come from {len(fingerprints)} different runs (fingerprints differ)")
     shards: dict[int, Path] = {}
     count = None
     for folder, manifest in manifests.items():
-        shard = manifest["config"].get("shard")
+        shard = manifest.shard
         if shard is None:
             raise SynthError(f"{folder} is not a shard (it was run without --shard)")
         index, of = map(int, shard.split("/"))
@@ -50,7 +49,7 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
         count = of
         if index in shards:
             raise SynthError(f"shard {shard} is given twice: {shards[index]} and {folder}")
-        if manifest["status"] != "finished" or manifest["counts"]["written"] != manifest["counts"]["requested"]:
+        if not manifest.complete:
             raise SynthError(f"{folder} (shard {shard}) has not finished: resume it with the same command first")
         shards[index] = folder
     missing = sorted(set(range(count or 0)) - set(shards))
@@ -62,8 +61,8 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
     if target.exists() and target.stat().st_size:
         raise SynthError(f"{target} already holds dialogues: merge into an empty folder")
     ids: dict[str, int] = {}
-    counts: dict[str, int] = {}
-    tokens = {"prompt": 0, "completion": 0}
+    counts = Counts()
+    tokens = Tokens()
     with target.open("w", encoding="utf-8") as out:
         for index in sorted(shards):
             path = shards[index] / DIALOGUES_FILE
@@ -73,24 +72,27 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> dict[str, Any]:
                     raise SynthError(f"dialogue '{record.id}' is in shard {ids[record.id]} and shard {index}")
                 ids[record.id] = index
                 out.write(record.model_dump_json() + "\n")
-            for key, value in manifests[shards[index]]["counts"].items():
-                if key in ("requested", "written", "accepted_target", "failed"):
-                    counts[key] = counts.get(key, 0) + value
-            for key, value in manifests[shards[index]]["tokens"].items():  # prompt_evaluated too, where counted
-                tokens[key] = tokens.get(key, 0) + value
-    if len(ids) != counts["written"]:
-        raise SynthError(f"the shards' manifests count {counts['written']} dialogues, their files hold {len(ids)}")
+            shard_counts, shard_tokens = manifests[shards[index]].counts, manifests[shards[index]].tokens
+            counts.requested += shard_counts.requested
+            counts.written += shard_counts.written
+            counts.accepted_target += shard_counts.accepted_target
+            counts.failed += shard_counts.failed
+            tokens.prompt += shard_tokens.prompt
+            tokens.completion += shard_tokens.completion
+            if shard_tokens.prompt_evaluated is not None:  # counted by the embedded model only
+                tokens.prompt_evaluated = (tokens.prompt_evaluated or 0) + shard_tokens.prompt_evaluated
+    if len(ids) != counts.written:
+        raise SynthError(f"the shards' manifests count {counts.written} dialogues, their files hold {len(ids)}")
     first = manifests[shards[0]]
-    merged = {
-        **first,
+    merged = first.model_copy(update={
         "status": "finished",
-        "config": {**first["config"], "shard": None},
+        "config": {**first.config, "shard": None},
         "counts": counts,
         "tokens": tokens,
         "merged_from": [str(shards[i]) for i in sorted(shards)],
         "finished": now(),
-        "wall_s": round(sum(m["wall_s"] for m in manifests.values()), 2),
-    }
+        "wall_s": round(sum(m.wall_s or 0 for m in manifests.values()), 2),
+    })
     write_manifest(out_dir / MANIFEST_FILE, merged)
     copy_items(shards[0], out_dir)
     return merged

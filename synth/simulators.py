@@ -7,9 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from synth.llm.ask import ask_until_parsed
 from synth.llm.base import ChatBackend, Completion
 from synth.prompting import PromptSet
-from synth.records import Generation, Item, Persona, Review
+from synth.records import Generation, Item, Persona, Review, verdict
 from synth.replies import (
     END_MARKER,
     RecommenderReply,
@@ -22,7 +23,6 @@ from synth.replies import (
 )
 
 Reply = TypeVar("Reply")
-RETRY_TEMPERATURE = 0.7  # a greedy retry would repeat the same broken answer
 
 
 @dataclass
@@ -113,53 +113,6 @@ class Simulator:
             raise ReplyFormatError(f"{self.role}: no valid reply in {len(problems)} attempts; last: {problems[-1]}") from None
         finally:
             usage.format_retries += len(problems)
-
-
-async def ask_until_parsed(
-    backend: ChatBackend,
-    messages: list[dict[str, str]],
-    schema: dict[str, Any],
-    parse: Callable[[str], Reply],
-    *,
-    max_tokens: int,
-    temperature: float,
-    seed: int,
-    retries: int,
-    problems: list[str],
-    label: str = "",
-    on_completion: Callable[[Completion], None] | None = None,
-) -> Reply:
-    """`parse` of the first answer that parses, asking at most 1 + `retries` times (retries at a raised
-    temperature and the next seed). Each failure is appended to `problems`; when every attempt fails,
-    ReplyFormatError names the last one."""
-    for attempt in range(retries + 1):
-        completion = await backend.complete(
-            messages,
-            max_tokens=max_tokens,
-            temperature=temperature if attempt == 0 else max(temperature, RETRY_TEMPERATURE),
-            seed=seed + attempt,
-            json_schema=schema,
-        )
-        if on_completion is not None:
-            on_completion(completion)
-        try:
-            return parse(completion.text)
-        except ReplyFormatError as exc:
-            cut = " (cut off at max_tokens)" if completion.finish_reason == "length" else ""
-            problems.append(f"{label}attempt {attempt + 1}: {exc}{cut}")
-    raise ReplyFormatError(f"no valid reply in {len(problems)} attempts; last: {problems[-1]}")
-
-
-def verdict(review: Review) -> str:
-    """The review's 0-1 score in words, so prompts read the same whatever the source's rating scale."""
-    score = review.score if review.score is not None else 0.5
-    if score >= 0.75:
-        return "loved it"
-    if score >= 0.55:
-        return "liked it"
-    if score >= 0.4:
-        return "found it so-so"
-    return "disliked it"
 
 
 def hide_title(text: str, item: Item) -> str:

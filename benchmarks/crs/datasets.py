@@ -9,15 +9,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from synth.analysis.stats.corpus import parse_spec, utterance_text
 from synth.benchmarks.crs.items import ItemSpace, MappingReport
-from synth.benchmarks.stats.corpus import parse_spec, utterance_text
-from synth.data.dialogue_formats import detect_format, load_dialogues
 from synth.data.dialogues import Dialogue, Role
 from synth.data.paths import shared_data_root
-from synth.data.synth_runs import dialogues_file, load_records
+from synth.datasets import detect_format, load_dialogues
 from synth.errors import InputError, SynthError
 from synth.filters.titles import TitleSpotter
 from synth.records import DialogueRecord, Item
+from synth.runs.layout import dialogues_file
+from synth.runs.records import load_records
 
 logger = logging.getLogger(__name__)
 
@@ -128,10 +129,10 @@ def record_conversation(
 def run_catalog(path: Path) -> dict[str, Item]:
     """The items a run could name (its items.jsonl, or rebuilt from its manifest). A lone .jsonl file without
     either beside it names only each record's target, with a warning."""
-    from synth.export.catalog import run_items
+    from synth.runs.folder import RunFolder
 
     try:
-        return run_items(path if path.is_dir() else path.parent)
+        return RunFolder(dialogues_file(path).parent, dialogues_file(path)).items
     except SynthError as exc:
         if path.is_dir():
             raise

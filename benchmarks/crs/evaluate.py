@@ -1,18 +1,18 @@
-"""Score one baseline on one test set's cases with the metrics of `benchmarks/metrics`."""
+"""Score one baseline on one test set's cases with the metrics of `synth/analysis/metrics`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-from rich.progress import track
 
+from synth.analysis.metrics.generation import bleu, mean_token_f1, rouge
+from synth.analysis.metrics.ranking import mrr, ndcg_at, recall_at
+from synth.analysis.metrics.text import crslab_distinct, distinct_n, words
 from synth.benchmarks.crs.baselines.base import Recommender, Responder
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.metrics.generation import bleu, mean_token_f1, rouge
-from synth.benchmarks.metrics.ranking import mrr, ndcg_at, recall_at
-from synth.benchmarks.metrics.text import crslab_distinct, distinct_n, words
+from synth.progress import track
 
 BATCH = 256
 CUTOFF = 50  # MRR and NDCG cutoff
@@ -54,7 +54,7 @@ def score_recommender(
     size = getattr(model, "batch_size", BATCH) or max(len(cases), 1)
     ranks: list[int | None] = []
     starts = range(0, len(cases), size)
-    for start in track(starts, description=description, disable=not progress or len(starts) < 2, transient=True):
+    for start in track(starts, description, progress and len(starts) > 1):
         batch = cases[start : start + size]
         scores = model.score_batch(batch)
         for row, case in zip(scores, batch):

@@ -1,14 +1,16 @@
-"""Baseline names, the task each serves, and the groups `--models` accepts."""
+"""The baseline registry: name -> class for each task (as `synth.llm.factory.BACKENDS`,
+`synth.retrievers.factory.RETRIEVERS` and the filter registries of `synth.filters.config`), and the groups
+`--models` accepts."""
 
 from __future__ import annotations
 
 from synth.benchmarks.crs.baselines.cooccurrence import CoOccurrence
-from synth.benchmarks.crs.baselines.seq2seq import Seq2SeqResponder
 from synth.benchmarks.crs.baselines.llm import LlmRecommender, LlmResponder
 from synth.benchmarks.crs.baselines.neural import NeuralRecommender
 from synth.benchmarks.crs.baselines.popularity import Popularity
 from synth.benchmarks.crs.baselines.rankers import DenseRanker, TfidfRanker
 from synth.benchmarks.crs.baselines.retrieval import BM25Recommender, DenseRecommender
+from synth.benchmarks.crs.baselines.seq2seq import Seq2SeqResponder
 from synth.errors import SynthError
 
 RECOMMENDERS: dict[str, type] = {

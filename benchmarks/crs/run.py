@@ -22,13 +22,13 @@ from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_datas
 from synth.benchmarks.crs.evaluate import distinct_metrics, score_recommender, score_responder
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.registry import LLM, baseline_class, task_of
-from synth.config import BackendSettings
-
-console = Console(stderr=True)
+from synth.config import BackendConfig
 
 
 @dataclass
-class BenchmarkSettings:
+class BenchmarkOptions:
+    """What `run_benchmark` trains and scores, and how."""
+
     train: list[str]
     test: list[str]
     models: list[str]
@@ -38,7 +38,7 @@ class BenchmarkSettings:
     llm_cases: int = 50  # the LLM baselines' seeded sample per test set and task
     seed: int = 0
     embedding_model: str | None = None
-    llm: BackendSettings = field(default_factory=BackendSettings)
+    llm: BackendConfig = field(default_factory=BackendConfig)
     cache_dir: Path | None = None
     refit: bool = False
     progress: bool = True
@@ -52,8 +52,11 @@ class TestSet:
     responses: list[ResponseCase]
 
 
-def run_benchmark(settings: BenchmarkSettings, space: ItemSpace | None = None) -> dict[str, Any]:
-    """The results document: settings, datasets (sizes, item mapping) and one entry per model x train x test."""
+def run_benchmark(
+    settings: BenchmarkOptions, space: ItemSpace | None = None, *, console: Console | None = None
+) -> dict[str, Any]:
+    """The results document: settings, datasets (sizes, item mapping) and one entry per model x train x test.
+    Each model's name and training set are announced on `console` when the caller gives one."""
     space = space or ItemSpace.movielens()
     train_sets = [load_dataset(spec, space) for spec in parse_specs(settings.train, settings.format)]
     test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
@@ -80,7 +83,8 @@ def run_benchmark(settings: BenchmarkSettings, space: ItemSpace | None = None) -
     for name in settings.models:
         cls = baseline_class(name)
         for data in training if cls.trains else [None]:
-            console.print(f"[bold]{name}[/bold] " + (f"on {data.label}" if data else "(no training)"))
+            if console is not None:
+                console.print(f"[bold]{name}[/bold] " + (f"on {data.label}" if data else "(no training)"))
             started, cached = time.perf_counter(), False  # building counts: item embeddings, a loaded model
             model = cls(setup)
             if data is not None:
@@ -114,7 +118,7 @@ def target_coverage(training: list[TrainingData], tests: list[TestSet]) -> dict[
     return coverage
 
 
-def _score(name: str, model: Any, test: TestSet, settings: BenchmarkSettings, space: ItemSpace) -> dict[str, Any]:
+def _score(name: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace) -> dict[str, Any]:
     task = task_of(name)
     cases = test.recommendation if task == "recommendation" else test.responses
     if name in LLM:
@@ -137,7 +141,7 @@ def _score(name: str, model: Any, test: TestSet, settings: BenchmarkSettings, sp
     return entry
 
 
-def _settings_record(settings: BenchmarkSettings, space: ItemSpace) -> dict[str, Any]:
+def _settings_record(settings: BenchmarkOptions, space: ItemSpace) -> dict[str, Any]:
     llm = settings.llm.model_dump(include={"backend", "model", "base_url", "concurrency"})
     return {
         "models": settings.models,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rich.progress import track
-
 from synth.errors import SynthError
+from synth.progress import track
 
 BENCH_HINT = "the trained baselines need the 'bench' extra: pip install 'synth-crs[bench]'"
 
@@ -24,6 +23,6 @@ def seeded_batches(size: int, batch: int, epochs: int, seed: int, description: s
     """Index tensors of shuffled minibatches, `epochs` times over `size` examples, the same for the same seed."""
     torch = require_torch()
     generator = torch.Generator().manual_seed(seed)
-    for _ in track(range(epochs), description=description, disable=not progress, transient=True):
+    for _ in track(range(epochs), description, progress):
         order = torch.randperm(size, generator=generator)
         yield from order.split(batch)

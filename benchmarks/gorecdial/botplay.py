@@ -15,7 +15,6 @@ from statistics import fmean
 from typing import Any
 
 from pydantic import BaseModel
-from rich.progress import track
 
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.games import Game
@@ -23,6 +22,7 @@ from synth.benchmarks.gorecdial.play import play
 from synth.benchmarks.gorecdial.seekers import Seeker
 from synth.benchmarks.gorecdial.training import VARIANTS, Expert, aspect_losses, turn_examples
 from synth.gorecdial import GoRecDialRules
+from synth.progress import track
 
 FROZEN = ("embed", "utterance_rnn", "movie_projection")  # what PREDICT and the context are made of
 
@@ -52,12 +52,12 @@ async def bot_play(supervised: Expert, games: Sequence[Game], seeker: Seeker, ru
     baseline: float | None = None
     rewards: list[float] = []
     model.train()
-    for _ in track(range(config.updates), description="bot-play", disable=not progress, transient=True):
+    for _ in track(range(config.updates), "bot-play", progress):
         chosen = [rng.choice(games) for _ in range(config.games_per_update)]
         played = [await play(expert, seeker, game, rules, sample=True, generator=generator) for game in chosen]
-        scores = [p.score for p in played]
+        scores = [p.outcome.score or 0.0 for p in played]
         baseline = fmean(scores) if baseline is None else baseline
-        reinforce: Any = sum((p.score - baseline) * -sum(p.log_probs) for p in played) / len(played)
+        reinforce: Any = sum((score - baseline) * -sum(p.log_probs) for score, p in zip(scores, played)) / len(played)
         baseline = config.baseline_momentum * baseline + (1 - config.baseline_momentum) * fmean(scores)
         _step(torch, optimiser, model, reinforce)
         rows = torch.randint(len(examples), (config.supervised_batch,), generator=generator)

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.games import CANDIDATES, Game, Utterance, movie_text
-from synth.benchmarks.metrics.text import words
 from synth.records import Item
 
 PAD, UNK, BOS, EOS, SEEKER, EXPERT = range(6)

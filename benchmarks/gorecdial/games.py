@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from synth.benchmarks.crs.datasets import DatasetSpec, file_digest
-from synth.data.dialogue_formats import detect_format, load_dialogues
 from synth.data.dialogues import Dialogue, Role
 from synth.data.gorecdial_parlai import MID
-from synth.data.synth_runs import dialogues_file, load_records
+from synth.datasets import detect_format, load_dialogues
 from synth.errors import SynthError
-from synth.game import SEED_EXCHANGE
 from synth.records import DialogueRecord, Item
+from synth.runs.layout import dialogues_file
+from synth.runs.records import load_records
 
 Decision = Literal["speak", "recommend"]
 DECISIONS: tuple[Decision, Decision] = ("speak", "recommend")
@@ -96,7 +96,7 @@ def record_game(record: DialogueRecord) -> Game | None:
             continue
         recommended = index.get(turn.recommended_item) if turn.recommended_item else None
         decision: Decision | None = "recommend" if recommended is not None else "speak"
-        utterances.append(Utterance("recommender", turn.text, None if position < len(SEED_EXCHANGE) else decision,
+        utterances.append(Utterance("recommender", turn.text, None if position < record.scripted_turns else decision,
                                     recommended))
     return Game(
         record.id,

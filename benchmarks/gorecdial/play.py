@@ -1,6 +1,7 @@
-"""A trained expert playing GoRecDial games against a seeker, under the generation's rules
-(`synth.gorecdial.GoRecDialRules`: the seed exchange, then at most 20 utterances; the first expert turn
-only speaks; a recommended candidate leaves the pool; the game ends when the seeker accepts).
+"""A trained expert playing GoRecDial games against a seeker in generation's turn loop (`synth.turns`) under
+generation's rules (`synth.gorecdial.GoRecDialRules`: the seed exchange, then at most 20 utterances; the first
+expert turn only speaks; a recommended candidate leaves the pool; the game ends when the seeker accepts; a
+failure ends it as 'error', with the reason in `PlayedGame.error`).
 
 The expert speaks or recommends by DECIDE, recommends the remaining candidate PREDICT ranks first (with the
 template), and speaks with GENERATE. With `sample`, decisions and words are drawn from the model (bot-play
@@ -19,19 +20,17 @@ from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, strip_eos
 from synth.benchmarks.gorecdial.games import Game, Utterance
 from synth.benchmarks.gorecdial.seekers import Seeker
 from synth.benchmarks.gorecdial.training import Expert
-from synth.game import SEED_EXCHANGE
-from synth.gorecdial import GoRecDialRules, game_score
+from synth.gorecdial import GoRecDialRules
+from synth.records import Outcome
+from synth.turns import Role, Unfinished, play_turns
 
 
 @dataclass
 class PlayedGame:
     game_id: str
     utterances: list[Utterance]
-    goal: bool  # the seeker accepted the correct candidate
-    score: float
-    turns_to_goal: int | None  # utterances after the seed exchange, the acceptance included
-    recommendations: int
-    ended_by: str
+    outcome: Outcome  # as generation records it: accepted_target is the goal, turns_to_goal after the seed
+    error: str | None = None  # what ended the game when outcome.ended_by is "error"
     log_probs: list[Any] = field(default_factory=list)  # the sampled actions' (bot-play)
 
 
@@ -62,37 +61,50 @@ def act(expert: Expert, game: Game, utterances: Sequence[Utterance], remaining: 
     return Utterance("recommender", text, "speak"), log_prob + words_log_prob[0]
 
 
+class _ExpertMoves:
+    """One benchmark game in the shared turn loop: the trained expert against a seeker."""
+
+    def __init__(self, expert: Expert, seeker: Seeker, game: Game, rules: GoRecDialRules, sample: bool,
+                 generator: Any):
+        self.expert, self.seeker, self.game, self.rules = expert, seeker, game, rules
+        self.sample, self.generator = sample, generator
+        self.utterances: list[Utterance] = []
+        self.remaining = [True] * len(game.candidates)
+        self.log_probs: list[Any] = []
+        self.recommended: int | None = None
+        self.recommendations = 0
+
+    def open(self, script: Sequence[tuple[Role, str]]) -> None:
+        self.utterances = [Utterance(role, text) for role, text in script]
+
+    async def recommender_turn(self, step: int, seed: int) -> None:
+        turn, log_prob = act(self.expert, self.game, self.utterances, self.remaining, self.rules.may_recommend(step),
+                             self.sample, self.generator)
+        self.log_probs.append(log_prob)
+        self.utterances.append(turn)
+        self.recommended = turn.recommended
+        if self.recommended is not None:
+            self.remaining[self.recommended] = False
+            self.recommendations += 1
+
+    async def seeker_turn(self, step: int, seed: int) -> Outcome | None:
+        recommended = self.recommended
+        text, accept = await self.seeker.reply(self.game, self.utterances, recommended)
+        self.utterances.append(Utterance("seeker", text, accepted=accept if recommended is not None else None))
+        return self.rules.outcome(step=step, recommended=recommended, accepted=accept, correct=self.game.correct,
+                                  points=self.game.points, recommendations=self.recommendations)
+
+    def unfinished(self, ended_by: Unfinished) -> Outcome:
+        return self.rules.unfinished(ended_by, self.recommendations)
+
+
 async def play(expert: Expert, seeker: Seeker, game: Game, rules: GoRecDialRules, *, sample: bool = False,
                generator: Any = None) -> PlayedGame:
-    """One game from the seed exchange to an acceptance or the turn cap; a seeker failure ends it as 'error'."""
-    utterances = [Utterance(role, text) for role, text in SEED_EXCHANGE]
-    remaining = [True] * len(game.candidates)
-    log_probs: list[Any] = []
-    recommended: int | None = None
-    recommendations = 0
-    for step in range(rules.max_utterances):
-        if step % 2 == 0:
-            may_recommend = step // 2 >= rules.ask_turns
-            turn, log_prob = act(expert, game, utterances, remaining, may_recommend, sample, generator)
-            log_probs.append(log_prob)
-            utterances.append(turn)
-            recommended = turn.recommended
-            if recommended is not None:
-                remaining[recommended] = False
-                recommendations += 1
-            continue
-        try:
-            text, accept = await seeker.reply(game, utterances, recommended)
-        except Exception as exc:  # an LLM seeker that fails ends this game, not the benchmark
-            return PlayedGame(game.id, utterances, False, 0.0, None, recommendations, f"error: {exc}", log_probs)
-        utterances.append(Utterance("seeker", text, accepted=accept if recommended is not None else None))
-        if accept and recommended is not None:
-            goal = recommended == game.correct
-            score = game_score(list(game.points), recommended, recommendations, rules.discount)
-            ended = "accepted" if goal else "wrong_acceptance"
-            return PlayedGame(game.id, utterances, goal, score, step + 1 if goal else None, recommendations, ended,
-                              log_probs)
-    return PlayedGame(game.id, utterances, False, 0.0, None, recommendations, "turn_cap", log_probs)
+    """One game from the seed exchange to an acceptance or the turn cap; a failure ends it as 'error'."""
+    moves = _ExpertMoves(expert, seeker, game, rules, sample, generator)
+    # the expert draws from `generator` and the seekers seed themselves: the loop's seeds go unused
+    ending = await play_turns(moves, seed=0, max_utterances=rules.max_utterances)
+    return PlayedGame(game.id, moves.utterances, ending.outcome, ending.error, moves.log_probs)
 
 
 async def play_all(expert: Expert, seeker: Seeker, games: Sequence[Game], rules: GoRecDialRules,
@@ -112,17 +124,18 @@ async def play_all(expert: Expert, seeker: Seeker, games: Sequence[Game], rules:
 def game_metrics(played: Sequence[PlayedGame], max_utterances: int) -> dict[str, Any]:
     """Goal (share of games won), Score (mean reward), Turn2Goal (mean utterances to the goal, over won games),
     and the cumulative Goal after each utterance (the curve of the plots)."""
-    won = [p.turns_to_goal for p in played if p.goal and p.turns_to_goal is not None]
+    outcomes = [p.outcome for p in played]
+    won = [o.turns_to_goal for o in outcomes if o.accepted_target and o.turns_to_goal is not None]
     curve = [sum(t <= n for t in won) / len(played) for n in range(1, max_utterances + 1)] if played else []
     return {
         "games": len(played),
         "goal": len(won) / len(played) if played else 0.0,
-        "score": fmean(p.score for p in played) if played else 0.0,
+        "score": fmean(o.score or 0.0 for o in outcomes) if played else 0.0,
         "turn2goal": fmean(won) if won else None,
-        "recommendations": fmean(p.recommendations for p in played) if played else 0.0,
-        "wrong_acceptances": sum(p.ended_by == "wrong_acceptance" for p in played),
-        "turn_caps": sum(p.ended_by == "turn_cap" for p in played),
-        "errors": sum(p.ended_by.startswith("error") for p in played),
+        "recommendations": fmean(o.recommendations for o in outcomes) if played else 0.0,
+        "wrong_acceptances": sum(o.ended_by == "wrong_acceptance" for o in outcomes),
+        "turn_caps": sum(o.ended_by == "turn_cap" for o in outcomes),
+        "errors": sum(o.ended_by == "error" for o in outcomes),
         "goal_by_utterance": curve,
     }
 

@@ -24,16 +24,15 @@ from synth.benchmarks.gorecdial.games import Game, GameSet, folds, load_games
 from synth.benchmarks.gorecdial.play import PlayedGame, game_metrics, play_all
 from synth.benchmarks.gorecdial.seekers import LlmSeeker, RetrievalSeeker
 from synth.benchmarks.gorecdial.training import VARIANTS, Expert, train_supervised
-from synth.config import BackendSettings
+from synth.config import BackendConfig
 from synth.gorecdial import GoRecDialRules
 
-console = Console(stderr=True)
 GAME_EXPERTS = ("+DECIDE", "+PLAN")  # the supervised and the bot-play expert: both decide
 EXPERT_NAMES = {"+DECIDE": "supervised (+DECIDE)", "+PLAN": "bot-play (+PLAN)"}
 
 
 @dataclass
-class GoRecDialSettings:
+class GoRecDialOptions:
     train: list[str]
     test: list[str]
     folds: int = 5
@@ -41,7 +40,7 @@ class GoRecDialSettings:
     expert: ExpertConfig = field(default_factory=ExpertConfig)
     botplay: BotPlayConfig = field(default_factory=BotPlayConfig)
     llm_games: int = 10  # held-out games played against the LLM seeker (seeded sample); 0: none
-    llm: BackendSettings = field(default_factory=BackendSettings)
+    llm: BackendConfig = field(default_factory=BackendConfig)
     embedding_model: str | None = None
     progress: bool = True
     format: str | None = None
@@ -55,18 +54,24 @@ class Fold:
 
 
 @functools.cache
+def _announce(console: Console | None, text: str) -> None:
+    if console is not None:
+        console.log(text)
+
+
 def _movielens() -> dict[str, Any]:
     from synth.data.sources import movielens_catalog
 
     return movielens_catalog()
 
 
-def run_gorecdial(settings: GoRecDialSettings) -> dict[str, Any]:
-    """The results document: settings, datasets, and per train x test pair both tables, curves and times."""
+def run_gorecdial(settings: GoRecDialOptions, *, console: Console | None = None) -> dict[str, Any]:
+    """The results document: settings, datasets, and per train x test pair both tables, curves and times.
+    Each fold and each set of LLM games is announced on `console` when the caller gives one."""
     train_sets = [load_games(spec, _movielens) for spec in parse_specs(settings.train, settings.format)]
     test_sets = [load_games(spec, _movielens) for spec in parse_specs(settings.test, settings.format)]
     datasets = {s.label: s.describe() for s in [*train_sets, *test_sets]}
-    pairs = [_pair(train, test, settings) for train in train_sets for test in test_sets]
+    pairs = [_pair(train, test, settings, console) for train in train_sets for test in test_sets]
     return {
         "suite": "gorecdial",
         "settings": {
@@ -81,7 +86,7 @@ def run_gorecdial(settings: GoRecDialSettings) -> dict[str, Any]:
     }
 
 
-def _pair(train: GameSet, test: GameSet, settings: GoRecDialSettings) -> dict[str, Any]:
+def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Console | None) -> dict[str, Any]:
     same = train.fingerprint == test.fingerprint
     splits = folds(train.games, settings.folds, settings.seed) if same else [(train.games, test.games)]
     held_out = [g for _, t in splits for g in t]
@@ -94,7 +99,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialSettings) -> dict[st
     setup = baselines.ranker_setup(settings.seed, settings.embedding_model, settings.progress)
     fold_list = []
     for number, (train_games, test_games) in enumerate(splits):
-        console.log(f"{train.label} -> {test.label}: fold {number + 1}/{len(splits)}, "
+        _announce(console, f"{train.label} -> {test.label}: fold {number + 1}/{len(splits)}, "
                     f"{len(train_games)} training and {len(test_games)} held-out games")
         fold = Fold(train_games, test_games)
         start = time.perf_counter()
@@ -121,7 +126,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialSettings) -> dict[st
     llm_usage = None
     if llm_sample:
         start = time.perf_counter()
-        played["llm"], llm_usage = asyncio.run(_llm_games(fold_list, llm_sample, rules, settings))
+        played["llm"], llm_usage = asyncio.run(_llm_games(fold_list, llm_sample, rules, settings, console))
         times["llm_games_s"] = time.perf_counter() - start
     supervised = {"random (expected)": baselines.random_metrics()}
     supervised.update({name: tally.metrics() for name, tally in tallies.items()})
@@ -153,7 +158,8 @@ def _baselines(train: Sequence[Game], test: Sequence[Game], seed: int, setup: An
         tallies.setdefault(name, Tally()).extend(tally)
 
 
-async def _llm_games(fold_list: list[Fold], sample: set[str], rules: GoRecDialRules, settings: GoRecDialSettings
+async def _llm_games(fold_list: list[Fold], sample: set[str], rules: GoRecDialRules, settings: GoRecDialOptions,
+                     console: Console | None
                      ) -> tuple[dict[str, list[PlayedGame]], dict[str, Any]]:
     """The sampled held-out games, each played by its fold's experts against synth's LLM seeker."""
     from synth.llm.factory import make_backend
@@ -166,7 +172,7 @@ async def _llm_games(fold_list: list[Fold], sample: set[str], rules: GoRecDialRu
         for fold in fold_list:
             games = [g for g in fold.test if g.id in sample]
             for name in GAME_EXPERTS if games else ():
-                console.log(f"{len(games)} games: {EXPERT_NAMES[name]} expert vs the LLM seeker")
+                _announce(console, f"{len(games)} games: {EXPERT_NAMES[name]} expert vs the LLM seeker")
                 played[name] += await play_all(fold.experts[name], seeker, games, rules, settings.llm.concurrency)
     finally:
         await backend.aclose()

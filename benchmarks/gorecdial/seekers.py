@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
+from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.torch_support import BENCH_HINT
 from synth.benchmarks.gorecdial.games import Game, Utterance, movie_text
-from synth.benchmarks.metrics.text import words
 from synth.errors import SynthError
-from synth.game import transcript
 from synth.gorecdial import EXPERT_NAMES, GoRecDialSeeker
 from synth.llm.base import ChatBackend
 from synth.prompting import PromptSet
 from synth.records import Turn
 from synth.simulators import Sampling, Usage
+from synth.turns import transcript
 
 Kind = Literal["answer", "accept", "reject"]
 FALLBACK: dict[Kind, str] = {

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synth.config import GenerateConfig
-from synth.resume import DIALOGUES_FILE, finished_records
 from synth.runner import generate
+from synth.runs.layout import DIALOGUES_FILE
+from synth.runs.records import finished_records
 
 
 @dataclass

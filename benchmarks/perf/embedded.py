@@ -17,8 +17,9 @@ from synth.config import GenerateConfig
 from synth.llm.base import ChatBackend, Completion, Message, ModelInfo
 from synth.llm.llamacpp import LlamaCppBackend
 from synth.records import DialogueRecord
-from synth.resume import DIALOGUES_FILE, finished_records
 from synth.runner import generate
+from synth.runs.layout import DIALOGUES_FILE
+from synth.runs.records import finished_records
 
 
 class RecordingBackend:

@@ -23,15 +23,15 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+
 from synth.benchmarks.perf.embedded import RecordingBackend
 from synth.benchmarks.perf.judge_pairs import JUDGE_PAIRS
+from synth.config import BackendConfig
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import Statement
-from synth.filters.judging import Claim
+from synth.filters.judge_protocol import Claim
 from synth.filters.llm_judge import LLMJudge
 from synth.filters.pipeline import filter_run, resolve_input
-
-from synth.config import BackendSettings
 from synth.llm.factory import make_backend
 from synth.prompting import PromptSet
 
@@ -58,22 +58,22 @@ def measure_basic(source: Path, n: int, scratch: Path) -> dict[str, float]:
     report = asyncio.run(filter_run(scratch / "repeated", scratch / "basic-out", FilterConfig(filters=["basic"])))
     wall = time.perf_counter() - started
     return {
-        "dialogues": report["dialogues"],
+        "dialogues": report.dialogues,
         "distinct": distinct,
         "wall_s": wall,
-        "per_s": report["dialogues"] / wall,
-        "dropped": report["drop_rate"],
+        "per_s": report.dialogues / wall,
+        "dropped": report.drop_rate,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
-async def _judge(settings: BackendSettings) -> tuple[LLMJudge, RecordingBackend]:
+async def _judge(settings: BackendConfig) -> tuple[LLMJudge, RecordingBackend]:
     backend = RecordingBackend(make_backend(settings))
     await backend.check()  # load the model before any clock starts
     return LLMJudge(backend, PromptSet.load(mode="judge")), backend
 
 
-def measure_preference(source: Path, dialogues: int, settings: BackendSettings, scratch: Path) -> dict[str, float]:
+def measure_preference(source: Path, dialogues: int, settings: BackendConfig, scratch: Path) -> dict[str, float]:
     repeat_run(source, dialogues, scratch / "first")  # the first `dialogues` records (fewer if the run is shorter)
 
     async def run() -> dict[str, float]:
@@ -87,20 +87,20 @@ def measure_preference(source: Path, dialogues: int, settings: BackendSettings, 
             await judge.aclose()
         calls = len(backend.calls)
         return {
-            "dialogues": report["dialogues"],
+            "dialogues": report.dialogues,
             "wall_s": wall,
-            "per_s": report["dialogues"] / wall,
+            "per_s": report.dialogues / wall,
             "calls": calls,
             "s_per_call": wall / calls if calls else 0.0,
-            "dropped": report["drop_rate"],
-            "method": report["preference_method"],
-            **{f"{name}_dropped": row["dropped"] for name, row in report["filters"].items()},
+            "dropped": report.drop_rate,
+            "method": report.preference_method,
+            **{f"{name}_dropped": row.dropped for name, row in report.filters.items()},
         }
 
     return asyncio.run(run())
 
 
-def measure_agreement(settings: BackendSettings) -> dict[str, float]:
+def measure_agreement(settings: BackendConfig) -> dict[str, float]:
     async def run() -> dict[str, float]:
         judge, _ = await _judge(settings)
         counts = {"tp": 0, "fp": 0, "tn": 0, "fn": 0}
@@ -144,7 +144,7 @@ def main(
     agreement: bool = typer.Option(True, "--agreement/--no-agreement", help="Score the judge on the labelled pairs."),
 ) -> None:
     """Print the filter benchmark tables."""
-    settings = BackendSettings(backend=judge_backend, model=judge_model, base_url=judge_base_url)  # type: ignore[arg-type]
+    settings = BackendConfig(backend=judge_backend, model=judge_model, base_url=judge_base_url)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as scratch_dir:
         scratch = Path(scratch_dir)
         basic = measure_basic(run, n, scratch)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from synth.resume import DIALOGUES_FILE, MANIFEST_FILE
+from synth.runs.layout import DIALOGUES_FILE, MANIFEST_FILE
 
 
 @dataclass
@@ -38,7 +38,7 @@ def play(n: int, out: Path, concurrency: int) -> dict[str, float]:
     started = time.perf_counter()
     manifest = asyncio.run(generate(config, out, backend=ScriptedBackend(rule_following_script, keep_calls=False)))
     return {
-        "played": manifest["counts"]["written"] - manifest["counts"]["resumed_with"],
+        "played": manifest.counts.written - (manifest.counts.resumed_with or 0),
         "wall_s": time.perf_counter() - started,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }

@@ -10,16 +10,17 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
 from synth.benchmarks.perf.filters import repeat_run
+from synth.config import GenerateConfig
 from synth.filters.config import FilterConfig
 from synth.filters.pipeline import filter_run
-
-from synth.config import GenerateConfig
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.ray_runner import ray_generate
 from synth.runner import generate
@@ -55,8 +56,8 @@ def main(
         ray_start = time.perf_counter() - started
         for workers in (1, 2):
             shards = 4 * workers
-            wall = timed(lambda: ray_generate(config, root / f"ray{workers}", workers=workers, shards=shards,
-                                              backend_factory=scripted))
+            wall = timed(partial(ray_generate, config, root / f"ray{workers}", workers=workers, shards=shards,
+                                 backend_factory=scripted))
             rows.append((f"Ray, {workers} worker{'s' * (workers > 1)}", str(workers), str(shards), wall))
         table = Table(title=f"generation: {n} dialogues, scripted backend, 2 cores (Ray started once: {ray_start:.1f} s)")
         for column in ("runner", "workers", "shards", "wall s", "dialogues/s", "vs local"):
@@ -74,8 +75,8 @@ def main(
         local = timed(lambda: asyncio.run(filter_run(root / "many", root / "f-local", basic)))
         filters.add_row("local", f"{local:.1f}", f"{filter_n / local:,.0f}", "1.00x")
         for workers in (1, 2):
-            wall = timed(lambda: asyncio.run(filter_run(root / "many", root / f"f-ray{workers}", basic,
-                                                        ray_address="auto", ray_workers=workers)))
+            wall = timed(partial(asyncio.run, filter_run(root / "many", root / f"f-ray{workers}", basic,
+                                                         ray_address="auto", ray_workers=workers)))
             filters.add_row(f"Ray Data, {workers} actor{'s' * (workers > 1)}", f"{wall:.1f}", f"{filter_n / wall:,.0f}",
                             f"{local / wall:.2f}x")
         console.print(filters)

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from synth.benchmarks.perf.filters import repeat_run
-from synth.resume import ITEMS_FILE, MANIFEST_FILE
+from synth.runs.layout import ITEMS_FILE, MANIFEST_FILE
 
 app = typer.Typer(add_completion=False)
 JOBS = {

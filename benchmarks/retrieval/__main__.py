@@ -18,14 +18,16 @@ from rich.table import Table
 from synth.benchmarks.retrieval.evaluate import DEPTH, RetrieverScore, score_retriever
 from synth.benchmarks.retrieval.tasks import CaseReport, RetrievalCase, redial_cases, synth_cases
 from synth.config import GenerateConfig
+from synth.data.configured import load_data
 from synth.data.paths import shared_data_root
 from synth.data.redial import load_redial
 from synth.data.sources import movielens_catalog
 from synth.data.title_match import TitleMatcher
-from synth.modes import load_data
 from synth.records import Item
-from synth.resume import DIALOGUES_FILE, finished_records
-from synth.retrievers.factory import RETRIEVER_NAMES, build_retriever
+from synth.retrievers.factory import RETRIEVERS, build_retriever
+from synth.runs.layout import DIALOGUES_FILE, MANIFEST_FILE
+from synth.runs.manifest import read_manifest
+from synth.runs.records import finished_records
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 console = Console(width=160)  # one row per retriever, also when piped to a file
@@ -38,8 +40,8 @@ def redial_task(path: Path) -> tuple[dict[str, Item], list[RetrievalCase], CaseR
 
 
 def run_task(run: Path) -> tuple[dict[str, Item], list[RetrievalCase], CaseReport]:
-    manifest = json.loads((run / "manifest.json").read_text())
-    catalog = load_data(GenerateConfig.model_validate(manifest["config"])).catalog
+    manifest = read_manifest(run / MANIFEST_FILE)
+    catalog = load_data(GenerateConfig.model_validate(manifest.config)).catalog
     cases, report = synth_cases(finished_records(run / DIALOGUES_FILE))
     return catalog, cases, report
 
@@ -70,7 +72,7 @@ def main(
     redial: Optional[Path] = typer.Option(None, help="ReDial .jsonl [default: shared redial/test_data.jsonl]."),
     run: list[Path] = typer.Option([], "--run", help="A generated run folder (pearl mode); repeatable."),
     only_runs: bool = typer.Option(False, "--only-runs", help="Score the --run folders only, not ReDial."),
-    retrievers: str = typer.Option(",".join(RETRIEVER_NAMES), help="Comma-separated retrievers to score."),
+    retrievers: str = typer.Option(",".join(RETRIEVERS), help="Comma-separated retrievers to score."),
     limit: int = typer.Option(0, help="Cases per task, a seeded sample (0: all)."),
     pool_size: int = typer.Option(0, help="Candidates per query: a seeded sample with the target (0: whole catalog)."),
     embedding_model: Optional[str] = typer.Option(None, help="Model of dense/hybrid [default: all-MiniLM-L6-v2]."),

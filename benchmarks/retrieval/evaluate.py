@@ -7,10 +7,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from rich.progress import track
-
-from synth.benchmarks.metrics.ranking import mrr, rank_of, recall_at
+from synth.analysis.metrics.ranking import mrr, rank_of, recall_at
 from synth.benchmarks.retrieval.tasks import RetrievalCase
+from synth.progress import track
 from synth.retrievers.base import Retriever
 
 DEPTH = 100  # ranks below this count as misses
@@ -59,7 +58,7 @@ def score_retriever(
     ranks: list[int | None] = []
     searching = 0.0
     catalog = frozenset(catalog_ids)  # once, not per case
-    for index, case in enumerate(track(cases, description=f"{task}: {name}", disable=not progress)):
+    for index, case in enumerate(track(cases, f"{task}: {name}", progress)):
         pool = case_pool(case, catalog, pool_size, seed, index)
         started = time.perf_counter()
         ranked = retriever.search(case.query, pool, DEPTH)

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from synth.data.dialogues import Dialogue
 from synth.data.redial import MENTION
 from synth.data.title_match import TitleMatcher
-from synth.game import SEED_EXCHANGE
 from synth.records import DialogueRecord
 
 
@@ -59,12 +58,12 @@ def redial_cases(dialogues: Iterable[Dialogue], matcher: TitleMatcher) -> tuple[
                     exclude = frozenset(catalog_id[m] for m in seen if catalog_id.get(m))
                     cases.append(RetrievalCase(dialogue.id, " ".join(context), target, exclude - {target}))
             seen.update(turn.items)
-            context.append(MENTION.sub(lambda m: titles.get(m.group(1), ""), turn.text))
+            context.append(MENTION.sub(lambda m, titles=titles: titles.get(m.group(1), ""), turn.text))
     return cases, report
 
 
 def synth_cases(records: Iterable[DialogueRecord]) -> tuple[list[RetrievalCase], CaseReport]:
-    """Cases from generated PEARL-mode records, with the generator's own query (seed exchange left out)
+    """Cases from generated PEARL-mode records, with the generator's own query (scripted opening left out)
     and pool (the seeker's general-taste items and earlier recommendations excluded)."""
     cases: list[RetrievalCase] = []
     report = CaseReport()
@@ -73,7 +72,7 @@ def synth_cases(records: Iterable[DialogueRecord]) -> tuple[list[RetrievalCase],
             continue
         report.dialogues += 1
         excluded = {r.item for r in record.persona.general}
-        turns = record.turns[len(SEED_EXCHANGE) :]
+        turns = record.turns[record.scripted_turns :]
         for index, turn in enumerate(turns):
             item = turn.recommended_item
             if turn.role != "recommender" or item is None or item in excluded:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from synth.data.bad_lines import BadLines
-from synth.data.readers import collect, read_lines
 from synth.data.dialogues import Dialogue, DialogueTurn, Role
+from synth.data.readers import collect, read_lines
 from synth.errors import InputError
 
 MID = re.compile(r"MID(\d+)")

@@ -9,8 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from synth.data.bad_lines import BadLines
-from synth.data.readers import collect, normalise_space, read_json_document, validate
 from synth.data.dialogues import Dialogue, DialogueTurn
+from synth.data.readers import collect, normalise_space, read_json_document, validate
 from synth.data.redial import MENTION
 from synth.errors import InputError
 

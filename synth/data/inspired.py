@@ -10,8 +10,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from synth.data.bad_lines import BadLines
-from synth.data.readers import collect, normalise_space, read_csv_rows, validate
 from synth.data.dialogues import Dialogue, DialogueTurn
+from synth.data.readers import collect, normalise_space, read_csv_rows, validate
 from synth.errors import InputError
 
 _ROLES: dict[str, Literal["seeker", "recommender"]] = {"SEEKER": "seeker", "RECOMMENDER": "recommender"}

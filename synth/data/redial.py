@@ -10,8 +10,8 @@ from urllib.parse import unquote
 from pydantic import BaseModel, Field, field_validator
 
 from synth.data.bad_lines import BadLines
-from synth.data.readers import collect, normalise_space, read_csv_rows, read_json_lines, validate
 from synth.data.dialogues import Dialogue, DialogueTurn, Role
+from synth.data.readers import collect, normalise_space, read_csv_rows, read_json_lines, validate
 from synth.errors import InputError
 
 MENTION = re.compile(r"@(\d+)")

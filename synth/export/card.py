@@ -14,10 +14,12 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from synth.benchmarks.stats.corpus import load_corpus
-from synth.benchmarks.stats.measures import DatasetStats, Encoder, measure
-from synth.benchmarks.stats.table import markdown_table
-from synth.export.run import Run
+from synth.analysis.stats.corpus import load_corpus
+from synth.analysis.stats.measures import DatasetStats, Encoder, measure
+from synth.analysis.stats.table import markdown_table
+from synth.runs.filtering import FilterSummary
+from synth.runs.folder import RunFolder
+from synth.runs.manifest import Manifest
 
 TEMPLATE = Path(__file__).with_name("dataset_card.md")
 BLOCK = re.compile(r"<!-- synth:begin.*?-->.*?<!-- synth:end -->\n?", re.DOTALL)
@@ -56,9 +58,9 @@ class CardOptions:
     extra_tags: list[str] = field(default_factory=list)
 
 
-def data_source(run: Run) -> str:
+def data_source(run: RunFolder) -> str:
     """Where the run's personas came from: demo, files, movielens or movielens+rt."""
-    config = run.manifest.get("config", {})
+    config = run.manifest.config if run.manifest else {}
     return config.get("source") or ("files" if config.get("catalog") else "demo")
 
 
@@ -66,13 +68,13 @@ def size_category(count: int) -> str:
     return next((label for limit, label in SIZE_CATEGORIES if count < limit), "n>1M")
 
 
-def run_stats(run: Run, encoder: Encoder | None) -> DatasetStats:
+def run_stats(run: RunFolder, encoder: Encoder | None) -> DatasetStats:
     """The statistics table's figures, the run streamed from disk."""
     return measure(load_corpus(f"{run.folder.name}={run.file}", "synth"), encoder)[0]
 
 
 def build_card(
-    run: Run, splits: dict[str, list[str]], options: CardOptions, existing: DatasetCard | None = None
+    run: RunFolder, splits: dict[str, list[str]], options: CardOptions, existing: DatasetCard | None = None
 ) -> DatasetCard:
     """The card for `run` whose splits hold these user ids per dialogue; merged into `existing` if given."""
     stats = run_stats(run, options.encoder)
@@ -125,50 +127,51 @@ def _kept_text(existing: DatasetCard | None) -> tuple[str, str]:
 
 
 def _body(
-    run: Run,
+    run: RunFolder,
     stats: DatasetStats,
     splits: dict[str, list[str]],
     options: CardOptions,
     pretty_name: str,
     license_note: str,
 ) -> dict[str, Any]:
-    config, manifest = run.manifest.get("config", {}), run.manifest
-    model = manifest.get("model", {})
+    manifest = run.manifest or Manifest()
+    config, model = manifest.config, manifest.model
     first_record = next(run.records(), None)
     first = first_record.generation if first_record else None
-    counts, tokens = {"written": stats.dialogues, **manifest.get("counts", {})}, manifest.get("tokens", {})
+    counts = manifest.counts.model_dump() if run.manifest else {"written": stats.dialogues}
+    tokens = manifest.tokens if run.manifest else None
     return {
         "pretty_name": pretty_name,
         "mode": config.get("mode", first_record.mode if first_record else "pearl"),
         "source": data_source(run),
         "backend": first.backend if first else config.get("backend"),
-        "model": model.get("source") or model.get("name") or (first.model if first else "unknown"),
-        "model_sha256": model.get("sha256") or "not recorded",
+        "model": (model and (model.source or model.name)) or (first.model if first else "unknown"),
+        "model_sha256": (model and model.sha256) or "not recorded",
         "retriever": (first.retriever if first else None) or config.get("retriever") or "none",
         "sampling": ", ".join(f"{k}={v}" for k, v in (first.sampling if first else {}).items()),
         "seed": config.get("seed", first.seed if first else "unknown"),
         "counts": " / ".join(str(counts.get(key, "?")) for key in ("requested", "written", "failed")),
-        "tokens": f"{tokens.get('prompt', '?'):,} / {tokens.get('completion', '?'):,}" if tokens else "not recorded",
-        "synth_version": (manifest.get("packages") or {}).get("synth-crs") or metadata.version("synth-crs"),
-        "prompt_hashes": manifest.get("prompt_hashes") or (first.prompt_hashes if first else {}),
+        "tokens": f"{tokens.prompt:,} / {tokens.completion:,}" if tokens else "not recorded",
+        "synth_version": manifest.packages.get("synth-crs") or metadata.version("synth-crs"),
+        "prompt_hashes": manifest.prompt_hashes or (first.prompt_hashes if first else {}),
         "split_seed": options.split_seed,
         "splits": [{"name": name, "dialogues": len(users), "users": len(set(users))} for name, users in splits.items()],
-        "filter": _filter_summary(manifest.get("filter")),
+        "filter": _filter_summary(manifest.filter),
         "stats_table": markdown_table([stats]),
         "license_note": license_note,
     }
 
 
-def _filter_summary(summary: dict[str, Any] | None) -> dict[str, Any] | None:
+def _filter_summary(summary: FilterSummary | None) -> dict[str, Any] | None:
     if not summary:
         return None
     rows = [
-        {"name": name, "ran_on": row["ran_on"], "dropped": row["dropped"], "rate": f"{row['drop_rate']:.1%}"}
-        for name, row in summary.get("per_filter", {}).items()
+        {"name": name, "ran_on": row.ran_on, "dropped": row.dropped, "rate": f"{row.drop_rate:.1%}"}
+        for name, row in summary.per_filter.items()
     ]
     return {
-        "kept": summary["kept"],
-        "dialogues": summary["dialogues"],
-        "drop_pct": f"{summary['drop_rate']:.1%}",
+        "kept": summary.kept,
+        "dialogues": summary.dialogues,
+        "drop_pct": f"{summary.drop_rate:.1%}",
         "rows": rows,
     }

@@ -14,7 +14,7 @@ from synth.export.card import LICENSES, CardOptions, build_card, data_source
 from synth.export.hf import open_dataset_dict, save_dataset_dict
 from synth.export.pearl import PEARL_FILE, export_pearl
 from synth.export.redial import MOVIES_FILE, REDIAL_FILE, export_redial
-from synth.export.run import Run, load_run
+from synth.runs.folder import RunFolder
 
 log = logging.getLogger(__name__)
 CARD_FILE = "README.md"
@@ -40,7 +40,7 @@ def export_run(
     """Write the run at `source` in format `to` into `out_dir`; returns the files written."""
     if to not in FORMATS:
         raise SynthError(f"unknown export format '{to}'; choose one of {', '.join(FORMATS)}")
-    run = load_run(source)  # a missing run is named before anything earlier is removed
+    run = RunFolder.open(source)  # a missing run is named before anything earlier is removed
     _clear_outputs(out_dir, to, overwrite)
     if to == "pearl":
         return export_pearl(run, out_dir)
@@ -63,7 +63,7 @@ def publish_run(
 ) -> Published:
     """Push the run's DatasetDict and card to the Hub (token from HF_TOKEN or `hf auth login`, never printed);
     with `dry_run`, write exactly the repository's files (parquet shards and README.md) into that folder."""
-    run = load_run(source)
+    run = RunFolder.open(source)
     if dry_run is not None:
         _clear_outputs(dry_run, "hub", overwrite)
         with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
@@ -92,7 +92,7 @@ def hub_configs(dataset_dict: Any) -> list[dict[str, Any]]:
     return [{"config_name": "default", "data_files": [{"split": s, "path": f"data/{s}-*"} for s in dataset_dict]}]
 
 
-def _push(run: Run, dataset_dict: Any, repo_id: str, private: bool, options: CardOptions) -> Published:
+def _push(run: RunFolder, dataset_dict: Any, repo_id: str, private: bool, options: CardOptions) -> Published:
     from huggingface_hub import DatasetCard, get_token
     from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
 
@@ -119,7 +119,7 @@ def _push(run: Run, dataset_dict: Any, repo_id: str, private: bool, options: Car
     return Published(repo_id, [], f"{constants.ENDPOINT}/datasets/{repo_id}")
 
 
-def _write_card(run: Run, dataset_dict: Any, options: CardOptions, path: Path) -> Path:
+def _write_card(run: RunFolder, dataset_dict: Any, options: CardOptions, path: Path) -> Path:
     from huggingface_hub import DatasetCard
 
     existing = DatasetCard.load(path) if path.exists() else None

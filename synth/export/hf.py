@@ -11,9 +11,10 @@ from typing import Any
 
 from synth.errors import SynthError
 from synth.export.features import record_features, record_row
-from synth.export.run import Run, known_items
+from synth.export.items import known_items
 from synth.export.splits import split_by_user
 from synth.records import DialogueRecord
+from synth.runs.folder import RunFolder
 
 log = logging.getLogger(__name__)
 HUB_EXTRA_HINT = "Hugging Face exports need the 'hub' extra: pip install 'synth-crs[hub]'"
@@ -36,7 +37,7 @@ def features() -> Any:
     return columns
 
 
-def dataset_row(record: DialogueRecord, run: Run) -> dict[str, Any]:
+def dataset_row(record: DialogueRecord, run: RunFolder) -> dict[str, Any]:
     row = record_row(record)
     named = [run.items[i] for i in dict.fromkeys(known_items(record)) if i in run.items]
     row["items"] = [{"id": item.id, "title": item.title, "year": item.year} for item in named]
@@ -44,7 +45,7 @@ def dataset_row(record: DialogueRecord, run: Run) -> dict[str, Any]:
 
 
 @contextmanager
-def open_dataset_dict(run: Run, shares: dict[str, float], seed: int) -> Iterator[Any]:
+def open_dataset_dict(run: RunFolder, shares: dict[str, float], seed: int) -> Iterator[Any]:
     """The run as a DatasetDict (the splits named in `shares`, no user in two; a split left empty by too few users
     is left out, with a warning) built from records streamed off disk into Arrow files in a scratch folder,
     which is removed when the block ends: save or push inside it."""
@@ -71,7 +72,7 @@ def open_dataset_dict(run: Run, shares: dict[str, float], seed: int) -> Iterator
         )
 
 
-def _rows(run: Run, split_of: dict[int, str], split: str) -> Iterator[dict[str, Any]]:
+def _rows(run: RunFolder, split_of: dict[int, str], split: str) -> Iterator[dict[str, Any]]:
     for position, record in enumerate(run.records()):
         if split_of[position] == split:
             yield dataset_row(record, run)

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from synth.export.run import Run, liked
+from synth.export.items import liked
 from synth.records import DialogueRecord, Review
+from synth.runs.folder import RunFolder
 
 PEARL_FILE = "dialogues.json"
 
 
-def pearl_object(record: DialogueRecord, run: Run) -> dict[str, Any]:
+def pearl_object(record: DialogueRecord, run: RunFolder) -> dict[str, Any]:
     """One dialogue in PEARL's fields (`dialogue`, `user_persona`, `gt_movie_title`, `seen_movie_titles`) plus
     synth's ids, outcome and structured persona reviews."""
     persona = record.persona
@@ -32,12 +33,12 @@ def pearl_object(record: DialogueRecord, run: Run) -> dict[str, Any]:
     }
 
 
-def _persona_line(review: Review, run: Run) -> str:
+def _persona_line(review: Review, run: RunFolder) -> str:
     verdict = "Liked" if liked(review) else "Disliked"
     return f"{verdict} {run.title(review.item)}: {review.text}"
 
 
-def export_pearl(run: Run, out_dir: Path) -> list[Path]:
+def export_pearl(run: RunFolder, out_dir: Path) -> list[Path]:
     """Write OUT/dialogues.json (a JSON list, as PEARL ships), one dialogue at a time; returns the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / PEARL_FILE

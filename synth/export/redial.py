@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synth.export.run import Run, known_items, liked
+from synth.export.items import known_items, liked
 from synth.records import DialogueRecord
+from synth.runs.folder import RunFolder
 
 REDIAL_FILE = "dialogues.jsonl"
 MOVIES_FILE = "movies_with_mentions.csv"
@@ -32,14 +33,14 @@ class MovieIds(dict[str, int]):
         return self[item]
 
 
-def movie_ids(run: Run) -> MovieIds:
+def movie_ids(run: RunFolder) -> MovieIds:
     """MovieLens-style digit ids are kept, others numbered in sorted order."""
     if all(item.isdigit() for item in run.items):
         return MovieIds({item: int(item) for item in run.items})
     return MovieIds({item: number for number, item in enumerate(sorted(run.items), start=1)})
 
 
-def redial_object(record: DialogueRecord, run: Run, ids: MovieIds, worker: int) -> dict[str, Any]:
+def redial_object(record: DialogueRecord, run: RunFolder, ids: MovieIds, worker: int) -> dict[str, Any]:
     """One conversation in ReDial's fields."""
     tagger = _tagger(record, run)
     mentioned: dict[str, None] = {}  # items in the order the dialogue names them
@@ -62,7 +63,7 @@ def redial_object(record: DialogueRecord, run: Run, ids: MovieIds, worker: int) 
     }
 
 
-def export_redial(run: Run, out_dir: Path) -> list[Path]:
+def export_redial(run: RunFolder, out_dir: Path) -> list[Path]:
     """Write OUT/dialogues.jsonl and OUT/movies_with_mentions.csv; returns the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     ids = movie_ids(run)
@@ -103,7 +104,7 @@ class _Tagger:
         return self.pattern.sub(replace, text)
 
 
-def _tagger(record: DialogueRecord, run: Run) -> _Tagger | None:
+def _tagger(record: DialogueRecord, run: RunFolder) -> _Tagger | None:
     """ "Title (Year)" matches in any case; a bare title only as written and when long enough."""
     spellings: dict[str, str] = {}
     for item_id in dict.fromkeys(known_items(record)):
@@ -120,7 +121,7 @@ def _tagger(record: DialogueRecord, run: Run) -> _Tagger | None:
     return _Tagger(pattern, [spellings[spelling] for spelling in ordered])
 
 
-def _answers(record: DialogueRecord, item: str, run: Run) -> dict[str, int]:
+def _answers(record: DialogueRecord, item: str, run: RunFolder) -> dict[str, int]:
     """The seeker's questionnaire for one movie, from what happened in the game."""
     recommended = [t for t in record.turns if t.recommended_item == item and t.role == "recommender"]
     if recommended:

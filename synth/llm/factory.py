@@ -1,21 +1,29 @@
-"""Build the backend that a configuration names (heavy imports happen only for the one chosen)."""
+"""The backend registry: each name a configuration may give maps to the function that builds it (heavy
+imports happen inside, only for the one chosen). Every registry in synth has this style: a module-level
+dict from name to class or builder, in the order it is listed; see also `synth.retrievers.factory.RETRIEVERS`,
+`synth.filters.config.FILTERS` and `synth.benchmarks.crs.registry`."""
 
 from __future__ import annotations
 
-from synth.config import BackendSettings
+from collections.abc import Callable
+
+from synth.config import BackendConfig
 from synth.llm.base import ChatBackend
 
 
-def make_backend(settings: BackendSettings) -> ChatBackend:
-    """The embedded llama.cpp model, the vLLM offline engine or an OpenAI-compatible endpoint."""
-    if settings.backend == "llamacpp":
-        from synth.llm.llamacpp import LlamaCppBackend
+def _llamacpp(settings: BackendConfig) -> ChatBackend:
+    from synth.llm.llamacpp import LlamaCppBackend
 
-        return LlamaCppBackend(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
-    if settings.backend == "vllm":
-        from synth.llm.vllm_offline import VLLMBackend
+    return LlamaCppBackend(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
 
-        return VLLMBackend(settings.model, max_model_len=settings.n_ctx, **settings.vllm_engine_args)
+
+def _vllm(settings: BackendConfig) -> ChatBackend:
+    from synth.llm.vllm_offline import VLLMBackend
+
+    return VLLMBackend(settings.model, max_model_len=settings.n_ctx, **settings.vllm_engine_args)
+
+
+def _openai(settings: BackendConfig) -> ChatBackend:
     from synth.llm.openai_compat import OpenAIBackend
 
     return OpenAIBackend(
@@ -26,3 +34,16 @@ def make_backend(settings: BackendSettings) -> ChatBackend:
         max_attempts=settings.api_max_attempts,
         timeout_s=settings.request_timeout_s,
     )
+
+
+# The embedded llama.cpp model, the vLLM offline engine, an OpenAI-compatible endpoint.
+BACKENDS: dict[str, Callable[[BackendConfig], ChatBackend]] = {
+    "llamacpp": _llamacpp,
+    "vllm": _vllm,
+    "openai": _openai,
+}
+
+
+def make_backend(settings: BackendConfig) -> ChatBackend:
+    """The backend that `settings.backend` names, built from `settings`."""
+    return BACKENDS[settings.backend](settings)

@@ -8,13 +8,13 @@ import logging
 import os
 import time
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 import openai
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from synth.errors import SynthError
 from synth.llm.base import Completion, Message, ModelInfo
+from synth.redaction import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +38,6 @@ def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500
     return False
-
-
-def redact_url(url: str) -> str:
-    """The URL without credentials or query string, safe for logs and manifests."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:

@@ -12,14 +12,15 @@ from pathlib import Path
 import jinja2
 
 from synth import __version__
-from synth.benchmarks.metrics.similarity import sample_indices
-from synth.benchmarks.stats.corpus import Corpus
-from synth.benchmarks.stats.run import open_corpora, similarity_encoder
+from synth.analysis.metrics.similarity import sample_indices
+from synth.analysis.stats.corpus import Corpus
+from synth.analysis.stats.run import open_corpora, similarity_encoder
 from synth.errors import InputError
 from synth.report.dialogue_views import DialogueView, dialogue_view
-from synth.report.run_files import RunFiles, open_run
+from synth.report.run_files import dialogue_count, open_run, report_items, reported_dialogues, run_corpora
 from synth.report.run_overview import overview
 from synth.report.sections import ActsSection, acts_section, filter_section, stats_section
+from synth.runs.folder import RunFolder
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +53,11 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
     whole, then moved in."""
     out = out / "report.html" if out.is_dir() else out
     files = open_run(run)
-    total = files.count()
+    total = dialogue_count(files)
     if total == 0:
-        raise InputError(files.kept_file, "no dialogues to report on")
+        raise InputError(files.file, "no dialogues to report on")
     dialogues = _browsed(files, total, options)
-    own = files.corpora(options.sample, options.seed)
+    own = run_corpora(files, options.sample, options.seed)
     corpora = [*own, *open_corpora(options.compare, sample=options.sample, seed=options.seed)]
     encoder = similarity_encoder(options.similarity_model)
     acts = _acts(corpora, options)
@@ -68,7 +69,7 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
         overview=overview(files.manifest, total),
         stats=stats_section(corpora, encoder=encoder, seed=options.seed),
         filter=filter_section(files.filter_report) if files.filter_report else None,
-        filter_dropped=(files.filter_report or {}).get("dropped", 0),
+        filter_dropped=files.filter_report.dropped if files.filter_report else 0,
         dropped=[d for d in dialogues if d.status == "dropped"],
         acts=acts,
         acts_note=ACTS_HINT,
@@ -85,19 +86,20 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
     return ReportSummary(out, len(dialogues), total, compared, acts is not None, len(page.encode()))
 
 
-def _browsed(files: RunFiles, total: int, options: ReportOptions) -> list[DialogueView]:
+def _browsed(files: RunFolder, total: int, options: ReportOptions) -> list[DialogueView]:
     """The dialogues of the browser: all of them, or a seeded sample of `max_dialogues`."""
     chosen = sample_indices(total, options.max_dialogues, options.seed)
     wanted = set(chosen) if len(chosen) < total else None
     filtered = files.filter_report is not None
-    return [dialogue_view(found, files.items, filtered) for found in files.dialogues(wanted)]
+    items = report_items(files)
+    return [dialogue_view(found, items, filtered) for found in reported_dialogues(files, wanted)]
 
 
 def _acts(corpora: list[Corpus], options: ReportOptions) -> ActsSection | None:
     """The act section when asked for, or (by default) when a trained act model is already saved."""
     wanted = options.acts
     if wanted is None:
-        from synth.benchmarks.acts.model import BENCH_EXTRA_HINT, MODEL_FILE, default_model_dir
+        from synth.analysis.acts.model import BENCH_EXTRA_HINT, MODEL_FILE, default_model_dir
 
         wanted = ((options.acts_model or default_model_dir()) / MODEL_FILE).exists()
         if not wanted:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from synth.records import DialogueRecord, Item
-from synth.report.run_files import Drop, ReportedDialogue
+from synth.report.run_files import ReportedDialogue
+from synth.runs.filtering import Drop
 
 
 class CandidateView(BaseModel):

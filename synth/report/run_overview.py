@@ -7,10 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from synth.llm.openai_compat import redact_url
 from synth.prompting import prompt_hash, prompts_folder
+from synth.redaction import redact_url
+from synth.runs.manifest import Manifest
 
 SECRET_KEYS = ("key", "token", "secret", "password")  # never shown, whatever the manifest holds
+NOT_PRICED = "not priced (--price-prompt, --price-completion)"
 
 
 class PromptView(BaseModel):
@@ -34,43 +36,48 @@ class Overview(BaseModel):
     prompts_folder: str
 
 
-def overview(manifest: dict[str, Any], dialogues: int) -> Overview:
-    """The manifest's story of the run; `dialogues` is how many the folder holds (kept and dropped)."""
-    config = manifest.get("config") or {}
+def overview(manifest: Manifest | None, dialogues: int) -> Overview:
+    """The manifest's story of the run (None: the folder has no manifest); `dialogues` is how many the folder
+    holds (kept and dropped)."""
+    config = manifest.config if manifest else {}
     folder = prompts_folder(Path(config["prompts_dir"]) if config.get("prompts_dir") else None)
+    model = manifest.model if manifest else None
     return Overview(
-        status=manifest.get("status"),
-        model={k: v for k, v in (manifest.get("model") or {}).items() if k != "extra"},
+        status=manifest.status if manifest else None,
+        model=model.model_dump(exclude={"extra"}) if model else {},
         figures=_figures(manifest, dialogues),
         config=_flatten(config),
-        prompts=_prompts(manifest.get("prompt_hashes") or {}, folder),
+        prompts=_prompts(manifest.prompt_hashes if manifest else {}, folder),
         prompts_folder=str(folder),
     )
 
 
-def _figures(manifest: dict[str, Any], dialogues: int) -> list[tuple[str, str]]:
-    counts, tokens = manifest.get("counts") or {}, manifest.get("tokens") or {}
+def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]:
     figures = [("dialogues in this folder", f"{dialogues:,}")]
-    for key in ("requested", "written", "accepted_target", "failed", "filtered_out", "llm_calls_to_model"):
-        if key in counts:
-            figures.append((key.replace("_", " "), f"{counts[key]:,}"))
-    for key, label in (("prompt", "prompt tokens"), ("completion", "completion tokens"),
-                       ("prompt_evaluated", "prompt tokens computed (not reused from the KV cache)")):
-        if tokens.get(key) is not None:
-            figures.append((label, f"{tokens[key]:,}"))
-    generated = counts.get("written") if "filtered_out" not in counts else counts["written"] + counts["filtered_out"]
-    if generated and tokens.get("prompt") is not None:
-        per = (tokens["prompt"] + tokens.get("completion", 0)) / generated
-        figures.append(("tokens per dialogue", f"{per:,.0f}"))
-    cost = manifest.get("cost_usd")
-    figures.append(("cost", f"${cost:,.4f}" if cost is not None else "not priced (--price-prompt, --price-completion)"))
-    if manifest.get("wall_s"):
-        figures.append(("wall time", f"{manifest['wall_s'] / 60:,.1f} min"))
+    if manifest is None:
+        return figures + [("cost", NOT_PRICED)]
+    counts, tokens = manifest.counts, manifest.tokens
+    for label, count in (("requested", counts.requested), ("written", counts.written),
+                         ("accepted target", counts.accepted_target), ("failed", counts.failed),
+                         ("filtered out", counts.filtered_out), ("llm calls to model", counts.llm_calls_to_model)):
+        if count is not None:
+            figures.append((label, f"{count:,}"))
+    for label, count in (("prompt tokens", tokens.prompt), ("completion tokens", tokens.completion),
+                         ("prompt tokens computed (not reused from the KV cache)", tokens.prompt_evaluated)):
+        if count is not None:
+            figures.append((label, f"{count:,}"))
+    generated = counts.written + (counts.filtered_out or 0)
+    if generated:
+        figures.append(("tokens per dialogue", f"{(tokens.prompt + tokens.completion) / generated:,.0f}"))
+    cost = manifest.cost_usd
+    figures.append(("cost", f"${cost:,.4f}" if cost is not None else NOT_PRICED))
+    if manifest.wall_s:
+        figures.append(("wall time", f"{manifest.wall_s / 60:,.1f} min"))
         if generated:
-            figures.append(("dialogues per hour", f"{generated / manifest['wall_s'] * 3600:,.1f}"))
-    for key in ("started", "finished"):
-        if manifest.get(key):
-            figures.append((key, str(manifest[key])))
+            figures.append(("dialogues per hour", f"{generated / manifest.wall_s * 3600:,.1f}"))
+    for label, stamp in (("started", manifest.started), ("finished", manifest.finished)):
+        if stamp:
+            figures.append((label, stamp))
     return figures
 
 

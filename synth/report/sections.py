@@ -6,15 +6,15 @@ from __future__ import annotations
 import base64
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
-from synth.benchmarks.stats.corpus import Corpus
-from synth.benchmarks.stats.measures import Encoder
-from synth.benchmarks.stats.plots import pyplot, save_figure, write_plots
-from synth.benchmarks.stats.run import collect_stats
-from synth.benchmarks.stats.table import cell, similarity_caption, stat_rows
+from synth.analysis.stats.corpus import Corpus
+from synth.analysis.stats.measures import Encoder
+from synth.analysis.stats.plots import pyplot, save_figure, write_plots
+from synth.analysis.stats.run import collect_stats
+from synth.analysis.stats.table import cell, similarity_caption, stat_rows
+from synth.runs.filtering import FilterReport, FilterRow
 
 PLOT_TITLES = {
     "utterance_lengths.png": "words per utterance",
@@ -70,30 +70,30 @@ def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int =
     return StatsSection(table=table, plots=plots)
 
 
-def filter_section(report: dict[str, Any]) -> FilterSection:
+def filter_section(report: FilterReport) -> FilterSection:
     """The filter report of #6: drops per filter, overlaps, and a bar chart of the drop rates."""
     rows = [
-        [name, f"{row['ran_on']:,}", f"{row['dropped']:,}", cell(row["drop_rate"], ".1%"),
-         f"{row['dropped_by_this_filter_only']:,}", f"{row['judge_errors']:,}"]
-        for name, row in report["filters"].items()
+        [name, f"{row.ran_on:,}", f"{row.dropped:,}", cell(row.drop_rate, ".1%"),
+         f"{row.dropped_by_this_filter_only:,}", f"{row.judge_errors:,}"]
+        for name, row in report.filters.items()
     ]
-    settings = [f"filters run: {', '.join(report.get('filters_run') or report['filters'])}"]
-    if report.get("preference_method"):
-        settings.append(f"preference filters: {report['preference_method']}")
+    settings = [f"filters run: {', '.join(report.filters_run or report.filters)}"]
+    if report.preference_method:
+        settings.append(f"preference filters: {report.preference_method}")
     return FilterSection(
-        summary=f"{report['kept']:,} of {report['dialogues']:,} dialogues kept, {report['dropped']:,} dropped "
-        f"({cell(report['drop_rate'], '.1%')})",
+        summary=f"{report.kept:,} of {report.dialogues:,} dialogues kept, {report.dropped:,} dropped "
+        f"({cell(report.drop_rate, '.1%')})",
         rows=rows,
-        overlap=list(report.get("overlap", {}).items()),
-        plot=_drop_plot(report["filters"]) if report["filters"] else None,
+        overlap=list(report.overlap.items()),
+        plot=_drop_plot(report.filters) if report.filters else None,
         settings=settings,
     )
 
 
 def acts_section(corpora: list[Corpus], model_dir: Path | None) -> ActsSection:
     """The act distributions and sequences of #10, a column per dataset, and their plot."""
-    from synth.benchmarks.acts.profile import collect_acts
-    from synth.benchmarks.acts.report import (
+    from synth.analysis.acts.profile import collect_acts
+    from synth.analysis.acts.tables import (
         SEQUENCES_CAPTION,
         SHARES_CAPTION,
         acts_plot,
@@ -112,12 +112,12 @@ def acts_section(corpora: list[Corpus], model_dir: Path | None) -> ActsSection:
     return ActsSection(tables=tables, plot=plot)
 
 
-def _drop_plot(filters: dict[str, dict[str, Any]]) -> Plot:
+def _drop_plot(filters: dict[str, FilterRow]) -> Plot:
     plt = pyplot()
     names = list(filters)
     figure, axis = plt.subplots(figsize=(7, 0.5 + 0.45 * len(names)))
-    axis.barh(names, [filters[n]["drop_rate"] or 0.0 for n in names], label="dropped by this filter")
-    axis.barh(names, [filters[n]["dropped_by_this_filter_only"] / max(filters[n]["ran_on"], 1) for n in names],
+    axis.barh(names, [filters[n].drop_rate or 0.0 for n in names], label="dropped by this filter")
+    axis.barh(names, [filters[n].dropped_by_this_filter_only / max(filters[n].ran_on, 1) for n in names],
               label="by this filter only")
     axis.invert_yaxis()
     axis.set_xlabel("share of the dialogues the filter ran on")

@@ -1,4 +1,9 @@
-"""A small run by the real embedded model, generated once and shared by the tests that read one."""
+"""A small run by the real embedded model, generated once and shared by the tests that read one.
+
+A test that only needs a real run to read (stats, filter, export, report, benchmark training) takes
+`smollm_run` rather than generating its own: every llama.cpp generation lengthens the suite.
+Only tests of generation itself (determinism, dry run, resume after kill or Ctrl-C, retrievers, GoRecDial
+mode) generate."""
 
 import pytest
 
@@ -7,7 +12,7 @@ from tests.helpers import generate_smollm
 
 @pytest.fixture(scope="session")
 def smollm_run(tmp_path_factory):
-    """A finished 2-dialogue run by the packaged SmolLM2-135M. Read it; copy it before changing it."""
+    """A finished 2-dialogue run by the packaged SmolLM2-135M (seed 11). Read it; copy it before changing it."""
     out = tmp_path_factory.mktemp("smollm")
     generate_smollm(out)
     return out

@@ -3,8 +3,9 @@
 
 import pytest
 
-from synth.game import SEED_EXCHANGE, GameRules, select_candidates
+from synth.game import GameRules, select_candidates
 from synth.retrievers.factory import build_retriever
+from synth.turns import SEED_EXCHANGE
 from tests.helpers import read_records, run_synth
 
 pytestmark = pytest.mark.integration

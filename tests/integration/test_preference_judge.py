@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from tests.helpers import run_synth
-from tests.unit.test_filters import clean_turns, record, replace, write_run
+from tests.helpers import clean_turns, record, replace, run_synth, write_run
 
 pytestmark = pytest.mark.integration
 SELF_CONTRADICTION = "I adore slow films where nothing much happens; the slower the better."

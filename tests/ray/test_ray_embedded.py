@@ -10,7 +10,7 @@ import pytest
 from synth.config import GenerateConfig
 from synth.ray_runner import ray_generate
 from synth.runner import generate
-from tests.unit.test_runner import comparable, read_records
+from tests.helpers import comparable, read_records
 
 pytestmark = pytest.mark.integration
 
@@ -22,9 +22,9 @@ def test_embedded_model_on_ray_matches_the_local_run(cluster, tmp_path):
     on_ray = ray_generate(config, tmp_path / "ray", workers=2, shards=2)
     records = read_records(tmp_path / "ray")
     assert comparable(records) == comparable(read_records(tmp_path / "local"))
-    assert len(records) == 2 and on_ray["tokens"]["completion"] > 0
+    assert len(records) == 2 and on_ray.tokens.completion > 0
     # the same calls; only the prompt tokens llama.cpp re-evaluated differ (KV reuse depends on the process)
-    assert {k: on_ray["tokens"][k] for k in ("prompt", "completion")} == {k: local["tokens"][k] for k in ("prompt", "completion")}
-    assert on_ray["tokens"]["prompt_evaluated"] > 0
-    assert on_ray["model"] == local["model"] and on_ray["model"]["source"] == "packaged:smollm2-135m"
-    assert len(on_ray["ray"]["workers"]) == 2
+    assert (on_ray.tokens.prompt, on_ray.tokens.completion) == (local.tokens.prompt, local.tokens.completion)
+    assert on_ray.tokens.prompt_evaluated > 0
+    assert on_ray.model == local.model and on_ray.model.source == "packaged:smollm2-135m"
+    assert len(on_ray.ray.workers) == 2

@@ -1,5 +1,6 @@
 """`--ray` on a real local Ray cluster (never a mock): generation by Ray actors gives the local runner's
-records, survives a killed worker, and `synth filter --ray` writes what a local filter writes."""
+records, survives a killed worker, and `synth filter --ray` writes what a local filter writes (on a run the
+filters cut, so that both the kept and the dropped files are compared)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import shutil
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,10 +20,11 @@ from synth.errors import InputError, SynthError
 from synth.filters.config import FilterConfig
 from synth.filters.pipeline import filter_run
 from synth.llm.scripted import ScriptedBackend, rule_following_script
-from synth.ray_runner import SHARDS_DIR, ray_generate
+from synth.ray_runner import ray_generate
 from synth.runner import generate
-from tests.helpers import run_synth
-from tests.unit.test_runner import comparable, read_records
+from synth.runs.layout import SHARDS_DIR
+from synth.runs.manifest import read_manifest
+from tests.helpers import comparable, read_records, run_synth
 
 
 def scripted() -> ScriptedBackend:
@@ -47,13 +50,13 @@ def test_ray_workers_write_the_local_runners_records_and_a_rerun_plays_nothing(c
 
     assert comparable(read_records(tmp_path / "ray")) == comparable(read_records(tmp_path / "local"))
     assert (tmp_path / "ray" / "items.jsonl").read_text() == (tmp_path / "local" / "items.jsonl").read_text()
-    counts = manifest["counts"]
-    assert counts["requested"] == counts["written"] == counts["accepted_target"] == 9
-    assert manifest["ray"]["shards"] == 4 and manifest["ray"]["shards_played"] == 4
-    workers = manifest["ray"]["workers"]
-    assert sum(w["dialogues"] for w in workers) == 9 and sum(w["shards"] for w in workers) == 4
-    assert all(w["dialogues_per_s"] > 0 and w["tokens"] > 0 for w in workers)
-    assert json.loads((tmp_path / "ray" / "manifest.json").read_text()) == manifest
+    counts = manifest.counts
+    assert counts.requested == counts.written == counts.accepted_target == 9
+    assert manifest.ray.shards == 4 and manifest.ray.shards_played == 4
+    workers = manifest.ray.workers
+    assert sum(w.dialogues for w in workers) == 9 and sum(w.shards for w in workers) == 4
+    assert all(w.dialogues_per_s > 0 and w.tokens > 0 for w in workers)
+    assert read_manifest(tmp_path / "ray" / "manifest.json") == manifest
     assert sorted(p.name for p in (tmp_path / "ray" / SHARDS_DIR).iterdir()) == [
         "0-of-4", "1-of-4", "2-of-4", "3-of-4", "plan.json"
     ]
@@ -81,7 +84,7 @@ def test_a_rerun_finishes_only_the_missing_shards(cluster, tmp_path):
     torn.write_bytes(lines[0] + lines[1][:40])  # another cut short by a crash: one record and a torn one
 
     manifest = ray_generate(config, out, workers=2, backend_factory=scripted)
-    assert manifest["ray"]["shards_played"] == 2  # 0 and 1 were finished
+    assert manifest.ray.shards_played == 2  # 0 and 1 were finished
     for name in ("0-of-4", "1-of-4"):
         assert (out / SHARDS_DIR / name / "dialogues.jsonl").read_bytes() == kept[name]
     records = read_records(out)
@@ -119,35 +122,44 @@ def test_a_killed_worker_is_restarted_and_the_run_has_exactly_n_dialogues(cluste
         outcome["manifest"] = ray_generate(config, out, workers=2, backend_factory=slow)
     records = read_records(out)
     assert len(records) == len({r.id for r in records}) == 12
-    assert outcome["manifest"]["counts"]["written"] == 12
+    assert outcome["manifest"].counts.written == 12
     resumed = [json.loads((f / "manifest.json").read_text())["counts"]["resumed_with"] for f in (out / SHARDS_DIR).glob("*-of-4")]
     assert sum(resumed) >= 1, resumed  # the killed worker's shard went on from what it had written
 
 
-def test_filter_on_ray_data_writes_what_the_local_filter_writes(cluster, scripted_run, tmp_path):
+def kept_and_dropped(out: Path) -> tuple[bytes, bytes]:
+    """A filter output's kept and dropped files; fails unless both hold dialogues, so comparing them means something."""
+    kept, dropped = ((out / name).read_bytes() for name in ("dialogues.jsonl", "dropped.jsonl"))
+    assert kept.count(b"\n") >= 1 and dropped.count(b"\n") >= 1, "the basic filters must keep some and drop some"
+    return kept, dropped
+
+
+def test_filter_on_ray_data_writes_what_the_local_filter_writes(cluster, repetitive_run, tmp_path):
     config = FilterConfig(filters=["basic"])
-    local = asyncio.run(filter_run(scripted_run, tmp_path / "local", config))
-    on_ray = asyncio.run(filter_run(scripted_run, tmp_path / "ray", config, ray_address="auto", ray_workers=2))
-    for name in ("dialogues.jsonl", "dropped.jsonl"):
-        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
-    drop_keys = ("dialogues", "kept", "dropped", "drop_rate", "filters", "overlap")
-    assert {k: on_ray.get(k) for k in drop_keys} == {k: local.get(k) for k in drop_keys}
+    local = asyncio.run(filter_run(repetitive_run, tmp_path / "local", config))
+    on_ray = asyncio.run(filter_run(repetitive_run, tmp_path / "ray", config, ray_address="auto", ray_workers=2))
+    assert kept_and_dropped(tmp_path / "ray") == kept_and_dropped(tmp_path / "local")
+    assert local.filters["repetition"].dropped > 0  # the seeker's repeated refusal
+    drop_keys = {"dialogues", "kept", "dropped", "drop_rate", "filters", "overlap"}
+    assert on_ray.model_dump(include=drop_keys) == local.model_dump(include=drop_keys)
 
     broken = tmp_path / "broken.jsonl"
-    lines = (scripted_run / "dialogues.jsonl").read_text().splitlines()
+    lines = (repetitive_run / "dialogues.jsonl").read_text().splitlines()
     lines[4] = lines[4].replace('"turns"', '"turnz"')
     broken.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=r"broken.jsonl.*line 5.*turns"):
         asyncio.run(filter_run(broken, tmp_path / "broken", config, ray_address="auto"))
     with pytest.raises(SynthError, match="preference filters .* without --ray"):
-        asyncio.run(filter_run(scripted_run, tmp_path / "pref", FilterConfig(filters=["all"]), ray_address="auto"))
+        asyncio.run(filter_run(repetitive_run, tmp_path / "pref", FilterConfig(filters=["all"]), ray_address="auto"))
 
 
-def test_cli_filter_with_ray_local(scripted_run, tmp_path):
+def test_cli_filter_with_ray_local(repetitive_run, tmp_path):
     """`synth filter --ray local` starts its own cluster in the command's process."""
-    local = run_synth("filter", str(scripted_run), "--out", str(tmp_path / "local"), "--no-progress", "--json")
-    on_ray = run_synth("filter", str(scripted_run), "--out", str(tmp_path / "ray"), "--no-progress", "--json",
+    local = run_synth("filter", str(repetitive_run), "--out", str(tmp_path / "local"), "--no-progress", "--json")
+    on_ray = run_synth("filter", str(repetitive_run), "--out", str(tmp_path / "ray"), "--no-progress", "--json",
                        "--ray", "local", "--ray-workers", "2")
+    assert local.returncode == 0, local.stderr
     assert on_ray.returncode == 0, on_ray.stderr
-    assert json.loads(on_ray.stdout)["kept"] == json.loads(local.stdout)["kept"]
-    assert (tmp_path / "ray" / "dialogues.jsonl").read_bytes() == (tmp_path / "local" / "dialogues.jsonl").read_bytes()
+    counts = ("dialogues", "kept", "dropped")
+    assert {k: json.loads(on_ray.stdout)[k] for k in counts} == {k: json.loads(local.stdout)[k] for k in counts}
+    assert kept_and_dropped(tmp_path / "ray") == kept_and_dropped(tmp_path / "local")

@@ -91,7 +91,7 @@ def test_unloadable_embedding_model(tmp_path):
 def test_ray_without_the_extra_says_how_to_install_it(monkeypatch):
     import sys
 
-    from synth.ray_runner import RAY_HINT, connect
+    from synth.ray_cluster import RAY_HINT, connect
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the 'ray' extra were not installed
     with pytest.raises(SynthError, match=r"pip install 'synth-crs\[ray\]'") as raised:

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from synth.analysis.metrics.generation import bleu, mean_token_f1, rouge, token_f1
+from synth.analysis.metrics.ranking import mrr, ndcg_at, recall_at
+from synth.analysis.metrics.text import crslab_distinct, distinct_n
 from synth.benchmarks.crs.evaluate import recommendation_metrics, response_metrics, target_rank
-from synth.benchmarks.metrics.generation import bleu, mean_token_f1, rouge, token_f1
-from synth.benchmarks.metrics.ranking import mrr, ndcg_at, recall_at
-from synth.benchmarks.metrics.text import crslab_distinct, distinct_n
 
 HYP, REF = "The cat sat on the mat.", "the cat is on the mat"
 

@@ -7,13 +7,13 @@ import shutil
 
 import pytest
 
-from synth.data.dialogue_formats import load_dialogues
 from synth.data.redial import load_redial, load_redial_movies
+from synth.datasets import load_dialogues
 from synth.errors import SynthError
 from synth.export.card import CardOptions
 from synth.export.exporters import export_run
-from synth.export.run import load_run
 from synth.export.splits import parse_splits, split_by_user
+from synth.runs.folder import RunFolder
 from tests.helpers import run_synth
 
 datasets = pytest.importorskip("datasets")
@@ -23,7 +23,7 @@ SHARES = {"train": 0.8, "validation": 0.1, "test": 0.1}
 
 
 def test_pearl_export_reads_back_as_pearl(scripted_run, tmp_path):
-    run = load_run(scripted_run)
+    run = RunFolder.open(scripted_run)
     records = list(run.records())
     export_run(scripted_run, "pearl", tmp_path, shares=SHARES, options=CardOptions())
     dialogues = load_dialogues(tmp_path / "dialogues.json")
@@ -37,7 +37,7 @@ def test_pearl_export_reads_back_as_pearl(scripted_run, tmp_path):
 
 
 def test_redial_export_tags_mentions_and_fills_the_questionnaire(scripted_run, tmp_path):
-    run = load_run(scripted_run)
+    run = RunFolder.open(scripted_run)
     records = list(run.records())
     export_run(scripted_run, "redial", tmp_path, shares=SHARES, options=CardOptions())
     dialogues = load_redial(tmp_path / "dialogues.jsonl")
@@ -76,7 +76,7 @@ def test_split_by_user_keeps_users_whole_and_follows_the_shares():
 
 
 def test_hf_export_round_trips_and_carries_a_card(scripted_run, tmp_path):
-    run = load_run(scripted_run)
+    run = RunFolder.open(scripted_run)
     records = list(run.records())
     out = tmp_path / "hf"
     options = CardOptions(split_seed=7)
@@ -99,7 +99,7 @@ def test_hf_export_round_trips_and_carries_a_card(scripted_run, tmp_path):
     assert "synthetic" in meta["tags"] and meta["language"] == ["en"] and meta["size_categories"] == ["n<1K"]
     assert meta["license"] == "apache-2.0" and meta["task_categories"] == ["text-generation"]
     assert meta["pretty_name"] and meta["source_datasets"] == ["original"]
-    for prompt, digest in run.manifest["prompt_hashes"].items():
+    for prompt, digest in run.manifest.prompt_hashes.items():
         assert f"`{prompt}`: `{digest}`" in card.text
     assert "| backend | scripted |" in card.text and "seed 7" in card.text
     assert "| words per seeker utterance |" in card.text and "No filter was run" in card.text
@@ -145,7 +145,7 @@ def test_an_export_from_a_run_without_items_rebuilds_the_catalog(scripted_run, t
     copy = tmp_path / "run"
     shutil.copytree(scripted_run, copy)
     (copy / "items.jsonl").unlink()
-    assert load_run(copy).items.keys() >= load_run(scripted_run).items.keys()
+    assert RunFolder.open(copy).items.keys() >= RunFolder.open(scripted_run).items.keys()
 
 
 def test_a_split_too_small_for_one_user_is_left_out_with_a_warning(scripted_run, tmp_path, caplog):

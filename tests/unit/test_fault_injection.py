@@ -13,7 +13,7 @@ import pytest
 from synth.config import GenerateConfig
 from synth.llm.scripted import rule_following_script
 from synth.runner import generate
-from tests.unit.test_runner import read_records
+from tests.helpers import read_records
 
 FAULTS = ["429", "500", "slow", "drop", "not-json", "out-of-format"]
 
@@ -81,6 +81,6 @@ def test_a_run_survives_every_kind_of_fault(faulty_server, tmp_path):
     manifest = asyncio.run(generate(config, tmp_path))
     assert state["faults"] == FAULTS  # every fault was served
     records = read_records(tmp_path)
-    assert len(records) == 3 and manifest["counts"]["failed"] == 0, [r.errors for r in records]
+    assert len(records) == 3 and manifest.counts.failed == 0, [r.errors for r in records]
     assert all(r.outcome.accepted_target for r in records)
     assert sum(r.generation.format_retries for r in records) >= 1  # the out-of-format reply was asked again

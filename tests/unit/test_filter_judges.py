@@ -7,19 +7,18 @@ import asyncio
 import json
 
 import pytest
+
+from synth.errors import SynthError
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import Statement
-from synth.filters.judging import Claim
+from synth.filters.judge_protocol import Claim
 from synth.filters.llm_judge import LLMJudge, grounded
 from synth.filters.nli_judge import NLIJudge, contradiction_index
 from synth.filters.pipeline import filter_run
 from synth.filters.preference import GuessContradiction, PersonaContradiction
-
-from synth.errors import SynthError
 from synth.llm.scripted import ScriptedBackend
 from synth.prompting import PromptSet
-from tests.helpers import run_synth
-from tests.unit.test_filters import FIXTURES, clean_turns, record, replace, view, write_run
+from tests.helpers import FIXTURES, clean_turns, record, replace, run_synth, view, write_run
 
 PLANTED = "I adore slow films where nothing happens; the slower the better."
 MARKERS = ("the slower the better", "loves slow films")
@@ -92,11 +91,11 @@ def test_broken_judge_answers_are_retried_then_recorded_not_fatal(tmp_path):
     run = write_run(tmp_path / "run", [record(clean_turns(), rid="a"), record(clean_turns(), rid="b")])
     config = FilterConfig(filters=["form", "persona_contradiction"])
     report = asyncio.run(filter_run(run, tmp_path / "out", config, judge=llm))
-    row = report["filters"]["persona_contradiction"]
-    assert report["kept"] == 2 and row["judge_errors"] == 2 and row["dropped"] == 0
-    assert "no valid judge answer in 2 attempts" in row["error_examples"][0]["error"]
-    assert "'contradiction' is missing or not true/false" in row["error_examples"][0]["error"]
-    assert len(backend.calls) == 4 and report["preference_method"].startswith("llm judge (scripted")
+    row = report.filters["persona_contradiction"]
+    assert report.kept == 2 and row.judge_errors == 2 and row.dropped == 0
+    assert "no valid judge answer in 2 attempts" in row.error_examples[0].error
+    assert "'contradiction' is missing or not true/false" in row.error_examples[0].error
+    assert len(backend.calls) == 4 and report.preference_method.startswith("llm judge (scripted")
 
 
 def test_preference_filters_judge_only_what_basic_filters_kept_unless_asked(tmp_path):
@@ -104,11 +103,11 @@ def test_preference_filters_judge_only_what_basic_filters_kept_unless_asked(tmp_
     run = write_run(tmp_path / "run", [cut, record(replace(clean_turns(), 1, text=PLANTED), rid="planted")])
     config = FilterConfig(filters=["form", "persona_contradiction"])
     report = asyncio.run(filter_run(run, tmp_path / "kept", config, judge=judge()[0]))
-    assert report["filters"]["persona_contradiction"]["ran_on"] == 1 and report["dropped"] == 2
+    assert report.filters["persona_contradiction"].ran_on == 1 and report.dropped == 2
     config = FilterConfig(filters=["form", "persona_contradiction"], preference_on="all")
     report = asyncio.run(filter_run(run, tmp_path / "all", config, judge=judge()[0]))
-    assert report["filters"]["persona_contradiction"]["ran_on"] == 2
-    assert report["overlap"] == {"form & persona_contradiction": 1}
+    assert report.filters["persona_contradiction"].ran_on == 2
+    assert report.overlap == {"form & persona_contradiction": 1}
 
 
 class FakeCrossEncoder:

@@ -8,76 +8,23 @@ import json
 from pathlib import Path
 
 import pytest
+
+from synth.data.pearl import iter_pearl
+from synth.errors import InputError, SynthError
 from synth.filters.acceptance import WrongAcceptance
 from synth.filters.config import FilterConfig
-from synth.filters.dialogue import from_pearl, from_record
+from synth.filters.dialogue import from_pearl
 from synth.filters.form import Form
 from synth.filters.pipeline import filter_run
 from synth.filters.recommender_faults import RecommenderFaults
 from synth.filters.repetition import Repetition
 from synth.filters.target_leak import TargetLeak
 from synth.filters.titles import TitleSpotter, title_mentions
+from synth.records import DialogueRecord, Turn
+from synth.turns import SEED_EXCHANGE
+from tests.helpers import FIXTURES, candidates, clean_turns, record, replace, run_synth, view, write_run
 
-from synth.data.pearl import iter_pearl
-from synth.errors import InputError, SynthError
-from synth.game import SEED_EXCHANGE
-from synth.records import DialogueRecord, Generation, Item, Outcome, Persona, Review, ScoredItem, Turn
-from tests.helpers import run_synth
-
-FIXTURES = Path(__file__).resolve().parents[2] / "data" / "fixtures"
-TARGET = Item(id="t1", title="The Shawshank Redemption", year=1994, genres=["Drama"])
-OTHER = Item(id="o1", title="Heat", year=1995, genres=["Crime"])
 BASIC = [Repetition(), TargetLeak(), WrongAcceptance(), RecommenderFaults(), Form()]
-
-
-def record(turns: list[Turn], ended_by: str = "accepted", rid: str = "d1") -> DialogueRecord:
-    seed = [Turn(role=role, text=text) for role, text in SEED_EXCHANGE]
-    persona = Persona(
-        user_id="u1",
-        general=[Review(user="u1", item="x", rating=2, text="Slow and dull; I fell asleep twice.", score=0.2)],
-        target=Review(user="u1", item="t1", rating=10, text="Hope against all odds, and a friendship for life.", score=1.0),
-    )
-    return DialogueRecord(
-        id=rid,
-        user_id="u1",
-        persona=persona,
-        target_item=TARGET,
-        turns=seed + turns,
-        outcome=Outcome(accepted_target=ended_by == "accepted", ended_by=ended_by),
-        generation=Generation(backend="scripted", model="none", prompt_hashes={}, sampling={}, seed=0),
-    )
-
-
-def candidates(*ids: str) -> list[ScoredItem]:
-    return [ScoredItem(item_id=i, score=1.0) for i in ids]
-
-
-def clean_turns() -> list[Turn]:
-    return [
-        Turn(role="recommender", text="What kind of story do you enjoy most?", think="Ask about taste."),
-        Turn(role="seeker", text="I love stories about friendship and hope, with a lot of heart."),
-        Turn(
-            role="recommender", text="Heat (1995) is a tense crime film with a great cast.", think="They like tension.",
-            recommended_item="o1", candidates=candidates("o1", "c2"),
-        ),
-        Turn(role="seeker", text="I've seen it and it felt long to me. Something more uplifting?", accepted=False),
-        Turn(
-            role="recommender", text="Then The Shawshank Redemption (1994): hope and friendship in a prison.",
-            think="They want hope and friendship.", recommended_item="t1", candidates=candidates("t1", "c3"),
-        ),
-        Turn(role="seeker", text="That sounds wonderful, I'll watch it tonight! [EOD]", accepted=True),
-    ]
-
-
-def view(turns: list[Turn], ended_by: str = "accepted"):
-    rec = record(turns, ended_by)
-    return from_record(rec, rec.model_dump_json())
-
-
-def replace(turns: list[Turn], index: int, **changes) -> list[Turn]:
-    turns = list(turns)
-    turns[index] = turns[index].model_copy(update=changes)
-    return turns
 
 
 @pytest.mark.parametrize("check", BASIC, ids=lambda f: f.name)
@@ -192,13 +139,6 @@ def test_pearl_defects_are_caught(tmp_path):
     assert "already mentioned at turn 3" in RecommenderFaults().check(again_view).reason
 
 
-def write_run(folder: Path, records: list[DialogueRecord]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dialogues.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))
-    (folder / "manifest.json").write_text(json.dumps({"fingerprint": "f", "counts": {"written": len(records)}}))
-    return folder
-
-
 def test_filter_run_writes_kept_dropped_and_the_report(tmp_path):
     clean = record(clean_turns(), rid="clean")
     leak_and_cut = record(
@@ -219,11 +159,11 @@ def test_filter_run_writes_kept_dropped_and_the_report(tmp_path):
     assert reasons["target_leak"]["evidence"] == "I want the shawshank redemption." and reasons["target_leak"]["turn"] == 3
     assert DialogueRecord.model_validate(dropped["repeat"]["record"]).id == "repeat"
 
-    assert (report["dialogues"], report["kept"], report["dropped"]) == (3, 1, 2)
-    assert report["filters"]["target_leak"]["dropped"] == 1 and report["filters"]["target_leak"]["drop_rate"] == pytest.approx(1 / 3, abs=1e-3)
-    assert report["filters"]["repetition"]["dropped_by_this_filter_only"] == 1
-    assert report["overlap"] == {"form & target_leak": 1}
-    assert report["filters"]["form"]["examples"][0]["id"] == "two-faults"
+    assert (report.dialogues, report.kept, report.dropped) == (3, 1, 2)
+    assert report.filters["target_leak"].dropped == 1 and report.filters["target_leak"].drop_rate == pytest.approx(1 / 3, abs=1e-3)
+    assert report.filters["repetition"].dropped_by_this_filter_only == 1
+    assert report.overlap == {"form & target_leak": 1}
+    assert report.filters["form"].examples[0].id == "two-faults"
     assert json.loads((out / "filter_report.json").read_text())["dropped"] == 2
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["fingerprint"] == "f" and manifest["filter"]["per_filter"]["form"]["dropped"] == 1
@@ -231,7 +171,7 @@ def test_filter_run_writes_kept_dropped_and_the_report(tmp_path):
     with pytest.raises(SynthError, match="--overwrite"):
         asyncio.run(filter_run(run, out, FilterConfig()))
     only_form = asyncio.run(filter_run(run, out, FilterConfig(filters=["form"]), overwrite=True))
-    assert list(only_form["filters"]) == ["form"] and only_form["dropped"] == 1
+    assert list(only_form.filters) == ["form"] and only_form.dropped == 1
 
 
 def test_a_bad_record_names_its_line_and_field(tmp_path):
@@ -271,6 +211,6 @@ def test_the_report_never_holds_endpoint_credentials(tmp_path):
     run = write_run(tmp_path / "run", [record(clean_turns())])
     config = FilterConfig(llm={"backend": "openai", "base_url": "https://user:s3cret@api.example.com:8443/v1?key=k3y"})
     report = asyncio.run(filter_run(run, tmp_path / "out", config))
-    assert report["settings"]["llm"]["base_url"] == "https://api.example.com:8443/v1"
+    assert report.settings["llm"]["base_url"] == "https://api.example.com:8443/v1"
     written = (tmp_path / "out" / "filter_report.json").read_text() + (tmp_path / "out" / "manifest.json").read_text()
     assert "s3cret" not in written and "k3y" not in written

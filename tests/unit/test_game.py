@@ -1,31 +1,16 @@
-import asyncio
 import json
 
 import pytest
 
-from synth.game import SEED_EXCHANGE, GameRules, PearlGame, select_candidates
-from synth.llm.scripted import ScriptedBackend
-from synth.personas import ReviewIndex, make_game_specs
+from synth.game import GameRules, select_candidates
+from synth.llm.scripted import ScriptedBackend, rule_following_script
+from synth.personas import make_game_specs
 from synth.prompting import PromptSet
+from synth.records import RECORD_SCHEMA_VERSION, UNVERSIONED, DialogueRecord, Item, Persona, Review
 from synth.retrievers.bm25 import BM25Retriever
-from synth.records import Item, Persona, Review
-from synth.simulators import Recommender, Sampling, Seeker, hide_title
-from synth.llm.scripted import rule_following_script
-
-
-def make_game(catalog, reviews, script, rules=GameRules(), retries=2):
-    backend = ScriptedBackend(script)
-    prompts = PromptSet.load()
-    sampling = Sampling(max_tokens=64, temperature=0.0, max_format_retries=retries)
-    game = PearlGame(
-        catalog, ReviewIndex(reviews), BM25Retriever(catalog), Seeker(backend, prompts, sampling),
-        Recommender(backend, prompts, sampling), rules, sampling,
-    )
-    return game, backend
-
-
-def play(game, spec):
-    return asyncio.run(game.play(spec))
+from synth.simulators import Sampling, Seeker, hide_title
+from synth.turns import SEED_EXCHANGE
+from tests.helpers import avoid_target, make_game, play
 
 
 @pytest.fixture
@@ -42,6 +27,7 @@ def test_rule_following_dialogue_reaches_the_target(catalog, reviews, specs):
     for spec in specs:
         record = play(game, spec)
         assert [t.text for t in record.turns[:2]] == [text for _, text in SEED_EXCHANGE]
+        assert record.scripted_turns == len(SEED_EXCHANGE) and record.schema_version == RECORD_SCHEMA_VERSION
         assert record.outcome.ended_by == "accepted" and record.outcome.accepted_target
         assert recommended(record)[-1] == spec.target.id
         assert record.turns[-1].role == "seeker" and record.turns[-1].text.endswith("[EOD]")
@@ -51,19 +37,6 @@ def test_rule_following_dialogue_reaches_the_target(catalog, reviews, specs):
         assert record.outcome.recommendations <= 3
         assert record.generation.prompt_tokens > 0 and record.generation.llm_calls == len(record.turns) - 2
         assert not record.errors
-
-
-def avoid_target(target_display):
-    """A recommender that never picks the target while it has another candidate."""
-
-    def script(messages, schema):
-        props = (schema or {}).get("properties", {})
-        if "item" in props:
-            choices = [c for c in props["item"]["enum"] if c != target_display] or props["item"]["enum"]
-            return json.dumps({"think": "t", "item": choices[0], "utterance": f"Try {choices[0]}."})
-        return rule_following_script(messages, schema)
-
-    return script
 
 
 def test_schedule_forced_target_and_no_repeats(catalog, reviews, specs):
@@ -166,3 +139,14 @@ def test_the_seeker_never_sees_its_target_named_in_its_own_review(catalog):
     seeker = Seeker(ScriptedBackend(rule_following_script), PromptSet.load(), Sampling())
     prompt = seeker.system_prompt(persona, {**catalog, "f": fantasia})
     assert "Fantasia" not in prompt and "fantasia" not in prompt
+
+
+def test_records_without_a_schema_version_read_as_unversioned_with_the_seed_exchange(catalog, reviews, specs):
+    game, _ = make_game(catalog, reviews, rule_following_script)
+    written = json.loads(play(game, specs[0]).model_dump_json())
+    assert written["schema_version"] == RECORD_SCHEMA_VERSION and written["scripted_turns"] == 2
+    old = {k: v for k, v in written.items() if k not in ("schema_version", "scripted_turns")}
+    record = DialogueRecord.model_validate(old)
+    assert record.schema_version == UNVERSIONED and record.scripted_turns == 2
+    with pytest.raises(ValueError, match="newer than this synth reads"):
+        DialogueRecord.model_validate({**written, "schema_version": RECORD_SCHEMA_VERSION + 1})

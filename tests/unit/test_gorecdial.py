@@ -7,7 +7,13 @@ import pytest
 from synth.config import GenerateConfig
 from synth.data.sources import load_movielens_only
 from synth.gorecdial import (
-    GoRecDialExpert, GoRecDialGamePlayer, GoRecDialRules, GoRecDialSeeker, GoRecDialSpec, game_score, parse_expert,
+    GoRecDialExpert,
+    GoRecDialGamePlayer,
+    GoRecDialRules,
+    GoRecDialSeeker,
+    GoRecDialSpec,
+    game_score,
+    parse_expert,
 )
 from synth.item_embeddings import corating_embeddings
 from synth.llm.scripted import ScriptedBackend
@@ -62,6 +68,21 @@ def test_score_discounts_each_extra_recommendation():
     assert game_score(points, 1, 1, 0.5) == 0.8
     assert game_score(points, 1, 3, 0.5) == 0.2
     assert game_score(points, None, 2, 0.5) == 0.0
+
+
+def test_rules_end_the_game_only_on_an_accepted_recommendation():
+    rules, points = GoRecDialRules(), [0.1, 0.8, 0.05, 0.03, 0.02]
+    assert not rules.may_recommend(0) and rules.may_recommend(2)
+    common = {"correct": 1, "points": points, "recommendations": 2}
+    assert rules.outcome(step=3, recommended=None, accepted=True, **common) is None
+    assert rules.outcome(step=3, recommended=0, accepted=False, **common) is None
+    won = rules.outcome(step=5, recommended=1, accepted=True, **common)
+    assert (won.ended_by, won.accepted_target, won.turns_to_goal, won.score) == ("accepted", True, 6, 0.4)
+    wrong = rules.outcome(step=5, recommended=0, accepted=True, **common)
+    assert (wrong.ended_by, wrong.turns_to_goal, wrong.score) == ("wrong_acceptance", None, 0.05)
+    assert rules.unfinished("error", 2).model_dump(exclude_defaults=True) == {
+        "accepted_target": False, "ended_by": "error", "recommendations": 2, "score": 0.0,
+    }
 
 
 def test_parse_expert():
@@ -141,5 +162,6 @@ def test_runner_writes_gorecdial_games(tmp_path):
     manifest = asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(first_candidate_script)))
     records = read_records(tmp_path)
     assert len(records) == 3 and all(r.mode == "gorecdial" and r.gorecdial for r in records)
-    assert manifest["counts"]["sets_kept"] == 3 and manifest["counts"]["set_users"] == 610
+    assert manifest.counts.extra["sets_kept"] == 3 and manifest.counts.extra["set_users"] == 610
     assert all(r.outcome.ended_by in {"accepted", "wrong_acceptance"} and r.outcome.score > 0 for r in records)
+    assert all(r.scripted_turns == 2 and r.turns[2].decision == "speak" for r in records)

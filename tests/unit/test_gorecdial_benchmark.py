@@ -23,11 +23,11 @@ from synth.benchmarks.gorecdial.seekers import RetrievalSeeker
 from synth.benchmarks.gorecdial.training import loss_weights, train_supervised
 from synth.config import GenerateConfig
 from synth.data.sources import movielens_catalog
-from synth.game import SEED_EXCHANGE
 from synth.gorecdial import GoRecDialRules, game_score
 from synth.llm.scripted import ScriptedBackend
 from synth.records import Item
 from synth.runner import generate
+from synth.turns import SEED_EXCHANGE
 from tests.helpers import read_records, run_synth
 
 torch = pytest.importorskip("torch")
@@ -159,12 +159,28 @@ def test_games_follow_the_rules_and_score_like_generation():
         expert_turns = [u for u in result.utterances[2:] if u.role == "recommender"]
         assert expert_turns[0].decision == "speak"  # the first expert turn may only speak
         recommended = [u.recommended for u in expert_turns if u.decision == "recommend"]
-        assert len(recommended) == len(set(recommended)) == result.recommendations  # each candidate at most once
-        assert result.goal == (recommended[-1] == game.correct if recommended else False)
-        expected = game_score(list(game.points), recommended[-1], len(recommended), 0.5) if result.goal else 0.0
-        assert result.score == expected and len(result.utterances) <= 2 + rules.max_utterances
+        outcome = result.outcome
+        assert len(recommended) == len(set(recommended)) == outcome.recommendations  # each candidate at most once
+        assert outcome.accepted_target == (recommended[-1] == game.correct if recommended else False)
+        expected = game_score(game.points, recommended[-1], len(recommended), 0.5) if outcome.accepted_target else 0.0
+        assert outcome.score == expected and len(result.utterances) <= 2 + rules.max_utterances
     metrics = game_metrics(played, rules.max_utterances)
     assert metrics["goal"] >= 0.8 and metrics["goal_by_utterance"][-1] == metrics["goal"]
+
+
+def test_a_failing_seeker_ends_the_game_as_error_like_generation():
+    class BrokenSeeker:
+        name = "broken seeker"
+
+        async def reply(self, game, utterances, recommended):
+            raise ConnectionError("server went away")
+
+    games = made_up_games(12, seed=4)
+    expert = train_supervised(games[:10], "+DECIDE", SMALL.model_copy(update={"epochs": 1}), seed=0)
+    played = asyncio.run(play_all(expert, BrokenSeeker(), games[10:], GoRecDialRules()))
+    assert all(p.outcome.ended_by == "error" and p.outcome.score == 0.0 for p in played)
+    assert all(p.error == "ConnectionError: server went away" and len(p.utterances) == 3 for p in played)
+    assert game_metrics(played, 20)["errors"] == 2
 
 
 def test_bot_play_makes_a_hesitant_expert_recommend():

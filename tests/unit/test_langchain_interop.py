@@ -1,9 +1,9 @@
 """LangChain both ways: a synth retriever inside LangChain, and a LangChain vector store inside synth."""
 
 import pytest
-
 from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import InMemoryVectorStore
+
 from synth.retrievers.bm25 import BM25Retriever
 from synth.retrievers.dense import DenseRetriever
 from synth.retrievers.embeddings import EmbeddingCache, SentenceEncoder
@@ -13,7 +13,7 @@ from synth.retrievers.langchain import (
     as_langchain,
     catalog_documents,
 )
-from tests.unit.test_retrievers import QUERIES, SMALL
+from tests.helpers import QUERIES, SMALL
 
 MATRIX_QUERY = "hacker simulation kung-fu rebels philosophy"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from synth.data.bad_lines import BadLines
-from synth.data.dialogue_formats import detect_format, load_dialogues
 from synth.data.paths import shared_data_root
 from synth.data.redial import load_redial_movies
+from synth.datasets import detect_format, load_dialogues
 from synth.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "data" / "fixtures"

@@ -7,7 +7,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from synth.llm.openai_compat import OpenAIBackend, redact_url
+from synth.llm.openai_compat import OpenAIBackend
+from synth.redaction import redact_url
 
 COMPLETION = {
     "id": "x", "object": "chat.completion", "created": 0, "model": "m",

@@ -3,6 +3,7 @@ datasets clients talk to (HF_ENDPOINT), so nothing of synth's own is replaced.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,8 +25,18 @@ def hub() -> Iterator[FakeHub]:
 
 
 def hub_env(hub: FakeHub, tmp_path: Path, token: str | None = TOKEN) -> dict[str, str]:
-    env = {**hub.env(tmp_path / "hf-cache"), "HF_HOME": str(tmp_path / "hf-home"), "HF_TOKEN": token or ""}
-    return env
+    """A `synth` process pointed at the fake hub. huggingface_hub fetches its registry of agent harnesses from
+    the endpoint at most once a day; a fresh cached copy keeps that library request off the fake hub, so every
+    request the hub sees is one that synth made."""
+    home = tmp_path / "hf-home"
+    home.mkdir(exist_ok=True)
+    (home / ".agent_harnesses.json").write_text(json.dumps({"standardEnvVars": [], "harnesses": {}}))
+    return {**hub.env(tmp_path / "hf-cache"), "HF_HOME": str(home), "HF_TOKEN": token or ""}
+
+
+def files_under(folder: Path) -> dict[Path, int]:
+    """Every file under `folder` and when it was last written."""
+    return {path: path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()}
 
 
 def card_metadata(readme: bytes) -> dict:
@@ -77,6 +88,8 @@ def test_publishing_again_keeps_the_card_text_a_person_wrote_on_the_hub(scripted
 
 def test_dry_run_writes_the_upload_locally_and_sends_nothing(scripted_run, hub, tmp_path):
     out = tmp_path / "upload"
+    env = hub_env(hub, tmp_path, token=None)
+    run_before, around_before = files_under(scripted_run), files_under(tmp_path)
     result = run_synth(
         "publish",
         str(scripted_run),
@@ -85,10 +98,12 @@ def test_dry_run_writes_the_upload_locally_and_sends_nothing(scripted_run, hub, 
         "--dry-run",
         str(out),
         "--no-similarity",
-        env=hub_env(hub, tmp_path, token=None),
+        env=env,
     )
     assert result.returncode == 0, result.stderr
-    assert hub.requests == [] or all(r.path == "/api/agent-harnesses" for r in hub.requests)
+    assert [(r.method, r.path) for r in hub.requests] == []  # not one request reached the hub
+    assert files_under(scripted_run) == run_before  # the run is read, never written
+    assert {p: t for p, t in files_under(tmp_path).items() if out not in p.parents} == around_before
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert written == ["README.md", *(f"data/{s}-00000-of-00001.parquet" for s in ("test", "train", "validation"))]
     meta = card_metadata((out / "README.md").read_bytes())

@@ -20,8 +20,9 @@ from synth.llm.scripted import ScriptedBackend
 from synth.records import DialogueRecord
 from synth.report.build import ReportOptions, write_report
 from synth.report.dialogue_views import dialogue_view
-from synth.report.run_files import Drop, ReportedDialogue, open_run
+from synth.report.run_files import ReportedDialogue, open_run
 from synth.runner import generate
+from synth.runs.filtering import Drop
 from tests.helpers import first_candidate_script, run_synth
 
 REDIAL_TEST = shared_data_root() / "redial" / "test_data.jsonl"
@@ -39,7 +40,7 @@ def filtered(scripted_run, tmp_path_factory):
     manifest["config"]["api_key"] = SECRET
     (run / "manifest.json").write_text(json.dumps(manifest))
     report = asyncio.run(filter_run(run, folder / "filtered", FilterConfig(form={"max_turns": 10}), progress=False))
-    assert report["dropped"] == 1
+    assert report.dropped == 1
     return folder / "filtered"
 
 
@@ -82,7 +83,7 @@ def test_the_browser_holds_a_seeded_sample_of_a_large_run(filtered, tmp_path):
 
 def test_a_drop_marks_its_offending_utterance_and_candidates_have_titles(scripted_run):
     files = open_run(scripted_run)
-    record = next(iter(files.dialogues())).record
+    record = next(files.records())
     offending = next(i for i, t in enumerate(record.turns) if t.role == "seeker" and i > 2)
     drop = Drop(filter="repetition", reason="seeker repeats itself", evidence=record.turns[offending].text,
                 turn=offending, score=0.95)
@@ -126,7 +127,7 @@ def test_a_gorecdial_game_shows_the_seekers_movies_and_the_experts_candidates(tm
     config = GenerateConfig(mode="gorecdial", n=1, seed=5, progress=False)
     asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(first_candidate_script)))
     files = open_run(tmp_path)
-    record = next(files.dialogues()).record
+    record = next(files.records())
     view = dialogue_view(ReportedDialogue(record), files.items, filtered=False)
     assert view.target_review is None and len(view.liked) == 5
     assert [correct for _, correct in view.game_candidates].count(True) == 1

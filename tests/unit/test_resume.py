@@ -1,6 +1,6 @@
 import pytest
 
-from synth.resume import drop_torn_tail
+from synth.runs.records import drop_torn_tail
 
 
 @pytest.mark.parametrize("block", [4, 7, 1 << 16])

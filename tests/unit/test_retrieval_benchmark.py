@@ -3,8 +3,9 @@
 import json
 
 import pytest
+from typer.testing import CliRunner
 
-from synth.benchmarks.metrics.ranking import mrr, rank_of, recall_at
+from synth.analysis.metrics.ranking import mrr, rank_of, recall_at
 from synth.benchmarks.retrieval.__main__ import app
 from synth.benchmarks.retrieval.evaluate import case_pool
 from synth.benchmarks.retrieval.tasks import RetrievalCase, redial_cases, synth_cases
@@ -12,11 +13,9 @@ from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.paths import shared_data_root
 from synth.data.redial import load_redial
 from synth.data.title_match import TitleMatcher, title_key
-from synth.game import SEED_EXCHANGE
 from synth.personas import make_game_specs
 from synth.records import Item
-from tests.unit.test_game import avoid_target, make_game, play
-from typer.testing import CliRunner
+from tests.helpers import avoid_target, make_game, play
 
 MOVIES = {
     "1": Item(id="1", title="The Matrix", year=1999),
@@ -85,7 +84,7 @@ def test_synth_cases_follow_the_game(catalog, reviews):
     assert [c.target for c in cases] == recommended and report.mentions == len(recommended)
     general = {r.item for r in record.persona.general}
     assert len(cases) == 5 and cases[0].exclude == general and cases[-1].exclude == general | set(recommended[:-1])
-    opening = record.turns[len(SEED_EXCHANGE) : len(SEED_EXCHANGE) + 2]  # the recommender asks, the seeker answers
+    opening = record.turns[record.scripted_turns : record.scripted_turns + 2]  # the recommender asks, the seeker answers
     assert cases[0].query == " ".join(t.text for t in opening)
 
 

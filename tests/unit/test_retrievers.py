@@ -16,17 +16,7 @@ from synth.retrievers.embeddings import EmbeddingCache, SentenceEncoder, resolve
 from synth.retrievers.factory import build_retriever
 from synth.retrievers.hybrid import HybridRetriever
 from synth.retrievers.text import item_text, tokenize
-
-SMALL = {
-    "a": Item(id="a", title="Space Saga", genres=["Sci-Fi"], description="starships battle across the galaxy"),
-    "b": Item(id="b", title="Love in Paris", genres=["Romance"], description="two strangers fall in love in paris"),
-    "c": Item(id="c", title="Haunted Manor", genres=["Horror"], description="a ghost terrorises a family manor"),
-}
-QUERIES = {
-    "a romance where strangers fall in love": "b",
-    "ghost story in a haunted house": "c",
-    "an epic battle between starships in the galaxy": "a",
-}
+from tests.helpers import QUERIES, SMALL
 
 
 @pytest.fixture(scope="session")

@@ -5,19 +5,15 @@ import pytest
 
 from synth.config import GenerateConfig
 from synth.errors import SynthError
-from synth.llm.scripted import ScriptedBackend
+from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.personas import make_game_specs
-from synth.records import DialogueRecord
 from synth.runner import generate
-from synth.llm.scripted import rule_following_script
+from synth.runs.manifest import SCHEMA_VERSION, read_manifest
+from tests.helpers import comparable, read_records
 
 
 def run(config, out, script=rule_following_script, **kwargs):
     return asyncio.run(generate(config, out, backend=ScriptedBackend(script), **kwargs))
-
-
-def read_records(out):
-    return [DialogueRecord.model_validate_json(line) for line in (out / "dialogues.jsonl").read_text().splitlines()]
 
 
 def test_writes_records_and_manifest(tmp_path):
@@ -25,14 +21,14 @@ def test_writes_records_and_manifest(tmp_path):
     manifest = run(config, tmp_path)
     records = read_records(tmp_path)
     assert sorted(r.id for r in records) == [f"pearl-1-{i:06d}" for i in range(5)]
-    on_disk = json.loads((tmp_path / "manifest.json").read_text())
-    assert on_disk == manifest
-    assert manifest["status"] == "finished" and manifest["counts"]["written"] == 5
-    assert manifest["counts"]["accepted_target"] == 5 and manifest["counts"]["failed"] == 0
-    assert manifest["tokens"]["prompt"] == sum(r.generation.prompt_tokens for r in records)
-    assert manifest["fingerprint"] == config.fingerprint()
-    assert set(manifest["prompt_hashes"]) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn"}
-    assert manifest["packages"]["synth-crs"]
+    assert read_manifest(tmp_path / "manifest.json") == manifest
+    assert json.loads((tmp_path / "manifest.json").read_text())["schema_version"] == SCHEMA_VERSION
+    assert manifest.status == "finished" and manifest.counts.written == 5
+    assert manifest.counts.accepted_target == 5 and manifest.counts.failed == 0
+    assert manifest.tokens.prompt == sum(r.generation.prompt_tokens for r in records)
+    assert manifest.fingerprint == config.fingerprint()
+    assert set(manifest.prompt_hashes) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn"}
+    assert manifest.packages["synth-crs"]
 
 
 def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
@@ -46,7 +42,7 @@ def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
 
     manifest = run(GenerateConfig(n=4, seed=2, progress=False), tmp_path, fails_for_first_persona)
     records = {r.id: r for r in read_records(tmp_path)}
-    assert len(records) == 4 and manifest["counts"]["failed"] == 1
+    assert len(records) == 4 and manifest.counts.failed == 1
     failed = records[spec.id]
     assert failed.outcome.ended_by == "error" and failed.errors == ["ConnectionError: server went away"]
     assert all(r.outcome.accepted_target for i, r in records.items() if i != spec.id)
@@ -64,11 +60,6 @@ def test_overwrite_replaces_an_earlier_run(tmp_path):
     run(config, tmp_path, peek_manifest, overwrite=True)
     assert len(read_records(tmp_path)) == 1
     assert seen[0] == "running"  # the earlier run's finished manifest is gone while the new run plays
-
-
-def comparable(records):
-    """Records as dicts, less what measures the machine rather than the dialogue (time, KV-cache reuse)."""
-    return {r.id: r.model_dump(exclude={"generation": {"latency_s", "prompt_tokens_evaluated"}}) for r in records}
 
 
 def test_resume_after_a_crash_writes_exactly_the_missing_dialogues(tmp_path):
@@ -93,11 +84,11 @@ def test_resume_after_a_crash_writes_exactly_the_missing_dialogues(tmp_path):
     resumed = run(config.model_copy(update={"concurrency": 5}), crashed, counting)  # concurrency is not semantic
     records = read_records(crashed)
     assert len(records) == 6 and comparable(records) == expected
-    assert resumed["status"] == "finished" and resumed["counts"]["resumed_with"] == 2
-    assert resumed["counts"]["written"] == 6 and resumed["tokens"] == manifest["tokens"]
+    assert resumed.status == "finished" and resumed.counts.resumed_with == 2
+    assert resumed.counts.written == 6 and resumed.tokens.model_dump() == manifest["tokens"]
     assert len(calls) == sum(r.generation.llm_calls for r in records[2:])  # only the missing four were played
     calls.clear()
-    assert run(config, crashed, counting)["counts"]["written"] == 6 and not calls  # nothing left to do
+    assert run(config, crashed, counting).counts.written == 6 and not calls  # nothing left to do
 
 
 def test_a_different_configuration_is_refused(tmp_path):
@@ -113,7 +104,7 @@ def test_a_damaged_record_is_named_not_skipped(tmp_path):
     path = tmp_path / "dialogues.jsonl"
     first, second = path.read_text().splitlines()
     path.write_text(first + "\n" + '{"id": "x"}\n' + second + "\n")
-    with pytest.raises(SynthError, match=r"dialogues.jsonl, line 2: not a dialogue record"):
+    with pytest.raises(SynthError, match=r"dialogues.jsonl, line 2, field '\w+': not a dialogue record"):
         run(config, tmp_path)
 
 
@@ -135,14 +126,14 @@ def test_request_cache_replays_finished_calls(tmp_path):
     config = GenerateConfig(n=3, seed=8, progress=False)
     first = run(config, tmp_path / "a", counting)
     made = len(calls)
-    assert made > 0 and first["counts"]["llm_calls_to_model"] == made and first["counts"]["llm_calls_from_cache"] == 0
+    assert made > 0 and first.counts.llm_calls_to_model == made and first.counts.llm_calls_from_cache == 0
     shared = tmp_path / "a" / "requests.sqlite"
     again = run(config.model_copy(update={"request_cache_path": shared}), tmp_path / "b", counting)
     assert len(calls) == made  # a repeated run in another folder asked the model nothing
-    assert again["counts"]["llm_calls_from_cache"] == made and again["fingerprint"] == first["fingerprint"]
+    assert again.counts.llm_calls_from_cache == made and again.fingerprint == first.fingerprint
     assert comparable(read_records(tmp_path / "b")) == comparable(read_records(tmp_path / "a"))
     other_seed = run(GenerateConfig(n=1, seed=9, progress=False, request_cache_path=shared), tmp_path / "c", counting)
-    assert other_seed["counts"]["llm_calls_to_model"] > 0  # different games, different keys
+    assert other_seed.counts.llm_calls_to_model > 0  # different games, different keys
     run(config.model_copy(update={"request_cache": False}), tmp_path / "d", counting)
     assert not (tmp_path / "d" / "requests.sqlite").exists()
 
@@ -153,8 +144,8 @@ def test_cost_is_accounted_per_dialogue_and_run(tmp_path):
     records = read_records(tmp_path)
     for r in records:
         assert r.generation.cost_usd == pytest.approx((r.generation.prompt_tokens * 2 + r.generation.completion_tokens * 10) / 1e6)
-    assert manifest["cost_usd"] == pytest.approx(sum(r.generation.cost_usd for r in records), abs=1e-6)
-    assert manifest["fingerprint"] == GenerateConfig(n=2, seed=3).fingerprint()  # prices do not change dialogues
+    assert manifest.cost_usd == pytest.approx(sum(r.generation.cost_usd for r in records), abs=1e-6)
+    assert manifest.fingerprint == GenerateConfig(n=2, seed=3).fingerprint()  # prices do not change dialogues
 
 
 def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
@@ -163,7 +154,7 @@ def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
     config = GenerateConfig(n=1000, seed=3, progress=False, price_prompt_per_mtok=1.0, price_completion_per_mtok=1.0)
     figures = asyncio.run(estimate(config, tmp_path, sample=2, backend=ScriptedBackend(rule_following_script)))
     whole = run(GenerateConfig(n=2, seed=3, progress=False), tmp_path / "two")
-    per_dialogue = (whole["tokens"]["prompt"] + whole["tokens"]["completion"]) / 2
+    per_dialogue = (whole.tokens.prompt + whole.tokens.completion) / 2
     assert figures["sample_dialogues"] == 2 and figures["n"] == 1000
     assert figures["prompt_tokens_total"] + figures["completion_tokens_total"] == pytest.approx(per_dialogue * 1000, abs=2)
     assert figures["cost_usd_total"] == pytest.approx(per_dialogue * 1000 / 1e6, abs=0.01)

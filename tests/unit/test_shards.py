@@ -8,12 +8,10 @@ import pytest
 
 from synth.config import GenerateConfig
 from synth.errors import SynthError
-from synth.llm.scripted import ScriptedBackend
+from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.runner import generate
 from synth.shards import merge_runs
-from synth.llm.scripted import rule_following_script
-from tests.helpers import run_synth
-from tests.unit.test_runner import comparable, read_records
+from tests.helpers import comparable, read_records, run_synth
 
 
 def run(out, **settings):

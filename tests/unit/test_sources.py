@@ -5,10 +5,9 @@ import asyncio
 from synth.config import GenerateConfig
 from synth.data.bad_lines import BadLines
 from synth.data.sources import load_movielens_rt
-from synth.llm.scripted import ScriptedBackend
+from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.personas import make_game_specs
 from synth.runner import generate
-from synth.llm.scripted import rule_following_script
 from tests.helpers import read_records
 
 
@@ -29,4 +28,4 @@ def test_pearl_runs_on_movielens_rt(tmp_path):
     manifest = asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(rule_following_script)))
     records = read_records(tmp_path)
     assert len(records) == 2 and all(r.outcome.accepted_target for r in records)
-    assert manifest["counts"]["persona_users_eligible"] == 267 and manifest["counts"]["rt_critics"] == 585
+    assert manifest.counts.extra["persona_users_eligible"] == 267 and manifest.counts.extra["rt_critics"] == 585

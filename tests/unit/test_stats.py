@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from synth.benchmarks.stats.corpus import Corpus
-from synth.benchmarks.stats.measures import measure
-from synth.benchmarks.stats.table import markdown_table
+from synth.analysis.stats.corpus import Corpus
+from synth.analysis.stats.measures import measure
+from synth.analysis.stats.table import markdown_table
 from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.paths import shared_data_root
 from tests.helpers import run_synth

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from synth.benchmarks.metrics.similarity import mean_pairwise_cosine, sample_indices
-from synth.benchmarks.metrics.text import DistinctNgrams, distinct_n, ngram_specificity, ngrams, words
+from synth.analysis.metrics.similarity import mean_pairwise_cosine, sample_indices
+from synth.analysis.metrics.text import DistinctNgrams, distinct_n, ngram_specificity, ngrams, words
 
 
 def test_words_are_lower_cased_word_runs_keeping_inner_apostrophes():

@@ -3,7 +3,7 @@ the shared sentence encoder and the LLM backend settings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,7 +13,7 @@ import numpy as np
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.datasets import Conversation
 from synth.benchmarks.crs.items import ItemSpace
-from synth.config import BackendSettings
+from synth.config import BackendConfig
 
 CONTEXT_WORDS = 128  # the latest words of the dialogue that text-based baselines read
 
@@ -34,7 +34,7 @@ class Setup:
     space: ItemSpace
     seed: int = 0
     embedding_model: str | None = None
-    llm: BackendSettings = field(default_factory=BackendSettings)
+    llm: BackendConfig = field(default_factory=BackendConfig)
     progress: bool = True
     cache_dir: Path | None = None  # fitted models and LLM requests
     _encoder: Any = None
@@ -80,9 +80,6 @@ class Responder(Protocol):
     def state(self) -> dict[str, Any]: ...
 
     def load_state(self, state: dict[str, Any]) -> None: ...
-
-
-Factory = Callable[[Setup], "Recommender | Responder"]
 
 
 class Untrained:

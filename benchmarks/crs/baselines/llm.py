@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress
 
 from synth.benchmarks.crs.baselines.base import Setup, Untrained
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.datasets import Utterance
 from synth.errors import SynthError
 from synth.llm.base import Message
+from synth.progress import progress_bar
 from synth.prompting import PromptSet
 
 LIST_LENGTH = 10
@@ -53,8 +53,9 @@ class _LlmBaseline(Untrained):
         limit = asyncio.Semaphore(self.setup.llm.concurrency)
         try:
             await backend.check()
-            with Progress(disable=not self.setup.progress, transient=True) as progress:
-                task = progress.add_task(f"{self.name}: {self.setup.llm.backend}", total=len(conversations))
+            label = f"{self.name}: {self.setup.llm.backend}"
+            with progress_bar(self.setup.progress, label, transient=True) as progress:
+                task = progress.add_task("", total=len(conversations))
 
                 async def one(messages: list[Message]) -> str:
                     async with limit:

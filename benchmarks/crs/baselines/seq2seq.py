@@ -9,13 +9,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from rich.progress import track
-
+from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.baselines.base import Setup, TrainingData
 from synth.benchmarks.crs.cases import ResponseCase
 from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
-from synth.benchmarks.metrics.text import words
 from synth.errors import SynthError
+from synth.progress import track
 
 PAD, UNK, BOS, SEP, EOS = range(5)
 SPECIALS = ["<pad>", "<unk>", "<bos>", "<sep>", "<eos>"]
@@ -64,7 +63,7 @@ class Seq2SeqResponder:
         torch = self.torch
         answers: list[str] = []
         starts = range(0, len(cases), DECODE_BATCH)
-        for start in track(starts, description="seq2seq: decode", disable=not self.setup.progress, transient=True):
+        for start in track(starts, "seq2seq: decode", self.setup.progress):
             with torch.no_grad():
                 tokens = self.model.generate(torch.tensor([self._source(c) for c in cases[start : start + DECODE_BATCH]]))
             for row in tokens.tolist():

@@ -1,0 +1,44 @@
+"""`synth stats`: load each dataset, measure it, and hand back what the table, JSON and plots need."""
+
+from __future__ import annotations
+
+import logging
+
+from synth.analysis.stats.corpus import Corpus, load_corpus
+from synth.analysis.stats.measures import DatasetStats, Encoder, Profile, measure
+from synth.errors import SynthError
+
+log = logging.getLogger(__name__)
+
+
+def similarity_encoder(model: str | None) -> Encoder | None:
+    """The sentence encoder for inter-dialogue similarity; None when switched off (model None) or when the
+    'dense' extra is not installed (then the similarity is reported as null, with a warning)."""
+    if model is None:
+        return None
+    from synth.retrievers.embeddings import DENSE_EXTRA_HINT, SentenceEncoder
+
+    try:
+        return SentenceEncoder(model)
+    except SynthError as error:
+        if str(error) != DENSE_EXTRA_HINT:
+            raise
+        log.warning("inter-dialogue similarity left out: %s", DENSE_EXTRA_HINT)
+        return None
+
+
+def open_corpora(specs: list[str], format: str | None = None, *, sample: int | None = None, seed: int = 0) -> list[Corpus]:
+    """Every dataset in `specs` ('LABEL=PATH' or 'PATH'), opened once, in order."""
+    return [load_corpus(spec, format, sample=sample, seed=seed) for spec in specs]
+
+
+def collect_stats(
+    corpora: list[Corpus], *, seed: int = 0, encoder: Encoder | None = None, similarity_sample: int = 500
+) -> tuple[list[DatasetStats], list[Profile]]:
+    """Statistics and profiles of every opened dataset, in order."""
+    all_stats, profiles = [], []
+    for corpus in corpora:
+        stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed)
+        all_stats.append(stats)
+        profiles.append(found)
+    return all_stats, profiles

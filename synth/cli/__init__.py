@@ -1,0 +1,48 @@
+"""The `synth` command line: the app, its commands (one module each) and the one error handler around them.
+
+Commands import their heavy libraries (torch, datasets, the game) inside the function, so `synth --help`
+stays fast."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import typer
+
+from synth.cli import acts, benchmark, exports, filter, generate, merge, report, stats
+from synth.cli.errors import one_line_errors
+
+app = typer.Typer(
+    help="Generate, filter and benchmark synthetic conversational-recommendation dialogues.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: rich markup would swallow the "[default: ...]" in help texts
+    add_completion=False,
+)
+acts_app = typer.Typer(help="Dialogue acts: the IARD-trained act tagger and satisfaction predictor.", no_args_is_help=True)
+app.add_typer(acts_app, name="acts")
+
+
+@app.callback()
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what synth does.")) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+def register(group: typer.Typer, name: str, command: Callable[..., None]) -> None:
+    """Add `command` to `group` as `name`, wrapped in the one error handler."""
+    group.command(name)(one_line_errors()(command))
+
+
+for name, command in [
+    ("generate", generate.generate),
+    ("merge", merge.merge),
+    ("filter", filter.filter_command),
+    ("stats", stats.stats),
+    ("report", report.report),
+    ("benchmark", benchmark.benchmark),
+    ("export", exports.export),
+    ("publish", exports.publish),
+]:
+    register(app, name, command)
+register(acts_app, "train", acts.train)

@@ -1,0 +1,117 @@
+"""`synth benchmark`: CRS baselines, or the GoRecDial expert, trained and scored on datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+
+from synth.cli.console import progress_option, table_console
+from synth.cli.settings import EMBEDDING_MODEL_DEFAULT_HELP, check_format, field_default, option_overrides
+from synth.config import BackendConfig, load_config
+
+# Each option that is an LLM baseline setting -> its BackendConfig field.
+LLM_OPTIONS = {"backend": "backend", "model": "model", "base_url": "base_url", "concurrency": "concurrency"}
+SUITES = ("crs", "gorecdial")
+
+
+def benchmark(
+    ctx: typer.Context,
+    train: list[str] = typer.Option(
+        ..., "--train", help="A training set: a run folder, a synth .jsonl, a ReDial / INSPIRED / PEARL file, or "
+        "redial-train, redial-test, inspired-dev, inspired-test; LABEL=PATH names it, a label given twice pools "
+        "both (repeatable)."
+    ),
+    test: list[str] = typer.Option(
+        ..., "--test", help="A test set, as for --train (repeatable); with --suite gorecdial, the training set "
+        "itself means k-fold cross-validation over its games."
+    ),
+    suite: str = typer.Option(
+        "crs", help="crs: recommendation and response baselines; gorecdial: the GoRecDial expert (supervised "
+        "multi-aspect and bot-play) on GoRecDial games."
+    ),
+    models: list[str] = typer.Option(
+        ["default"], "--models", help="Comma-separated or repeated: popularity, cooccurrence, bm25, dense, neural, "
+        "llm-rec, tfidf, dense-ranker, seq2seq, llm-response, or the groups rec, response, llm, default (all but "
+        "the LLM), all."
+    ),
+    out: Path = typer.Option(Path("benchmark_results"), "--out", help="Folder for results.json, results.md and plots."),
+    input_format: Optional[str] = typer.Option(None, "--format", help="Format of every dataset [default: detected]."),
+    exclude_mentioned: bool = typer.Option(
+        False, "--exclude-mentioned", help="Items mentioned earlier in the dialogue are neither targets nor ranked."
+    ),
+    crslab_compat: bool = typer.Option(
+        False, "--crslab-compat", help="Also report CRSLab's character-n-gram 'dist@n' (labelled as such)."
+    ),
+    max_cases: Optional[int] = typer.Option(None, min=1, help="A seeded sample of cases per test set and task."),
+    llm_cases: int = typer.Option(50, min=1, help="Cases per test set and task for the LLM baselines (seeded)."),
+    seed: int = typer.Option(0, help="Seed of training and of the case samples."),
+    embedding_model: Optional[str] = typer.Option(None, help=f"Sentence embedding model {EMBEDDING_MODEL_DEFAULT_HELP}."),
+    backend: Optional[str] = typer.Option(
+        None, help=f"LLM baselines' backend: llamacpp, openai or vllm {field_default(BackendConfig, 'backend')}."
+    ),
+    model: Optional[str] = typer.Option(None, help="LLM baselines' model (as for `synth generate --model`)."),
+    base_url: Optional[str] = typer.Option(None, help="LLM endpoint (openai backend) [env: OPENAI_BASE_URL]."),
+    concurrency: Optional[int] = typer.Option(
+        None, help=f"LLM calls in flight at once {field_default(BackendConfig, 'concurrency')}."
+    ),
+    cache_dir: Path = typer.Option(
+        Path("~/.cache/synth/benchmarks"), help="Fitted models and LLM answers, reused when nothing changed."
+    ),
+    refit: bool = typer.Option(False, "--refit", help="Train again even when a fitted model is cached."),
+    progress: bool = progress_option(),
+    folds: int = typer.Option(5, min=2, help="gorecdial: folds when a test set is the training set."),
+    epochs: int = typer.Option(40, min=1, help="gorecdial: supervised epochs of each expert variant."),
+    botplay_updates: int = typer.Option(150, min=0, help="gorecdial: bot-play updates (8 games each)."),
+    llm_games: int = typer.Option(
+        10, min=0, help="gorecdial: held-out games each expert plays against the LLM seeker (seeded); 0: none."
+    ),
+) -> None:
+    """Baselines trained on each --train set and scored on each --test set. crs: recommendation (Recall@k,
+    MRR, NDCG) and response generation (Dist-n, BLEU, ROUGE, F1). gorecdial: the expert's Turn@k, Chat@k,
+    decision accuracy, F1, BLEU, and Goal, Score, Turn2Goal in games against a retrieval and an LLM seeker."""
+    check_format(input_format)
+    if suite not in SUITES:
+        raise typer.BadParameter("expected crs or gorecdial", param_hint="--suite")
+    llm_settings = load_config(None, option_overrides(ctx.params, LLM_OPTIONS), BackendConfig)
+    if suite == "gorecdial":
+        from synth.benchmarks.gorecdial import results as gorecdial_results
+        from synth.benchmarks.gorecdial.botplay import BotPlayConfig
+        from synth.benchmarks.gorecdial.expert import ExpertConfig
+        from synth.benchmarks.gorecdial.run import GoRecDialOptions, run_gorecdial
+
+        results = run_gorecdial(GoRecDialOptions(
+            train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(epochs=epochs),
+            botplay=BotPlayConfig(updates=botplay_updates), llm_games=llm_games, llm=llm_settings,
+            embedding_model=embedding_model, progress=progress, format=input_format,
+        ), console=Console(stderr=True))
+        write_results(out, results, gorecdial_results)
+        return
+
+    from synth.benchmarks.crs import results as crs_results
+    from synth.benchmarks.crs.registry import resolve_models
+    from synth.benchmarks.crs.run import BenchmarkOptions, run_benchmark
+
+    settings = BenchmarkOptions(
+        train=train, test=test, models=resolve_models(models), exclude_mentioned=exclude_mentioned,
+        crslab_compat=crslab_compat, max_cases=max_cases, llm_cases=llm_cases, seed=seed,
+        embedding_model=embedding_model, llm=llm_settings,
+        cache_dir=cache_dir.expanduser(), refit=refit, progress=progress, format=input_format,
+    )
+    write_results(out, run_benchmark(settings, console=Console(stderr=True)), crs_results)
+
+
+def write_results(out: Path, results: dict[str, Any], suite_results: Any) -> None:
+    """results.json, and the suite's results.md, plots and console tables (`suite_results`: its results module)."""
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    (out / "results.md").write_text(suite_results.markdown(results))
+    console = table_console(200)  # the response table has up to 17 columns
+    for table in suite_results.console_tables(results):
+        console.print(table)
+    for path in [out / "results.json", out / "results.md", *suite_results.plot(results, out)]:
+        typer.echo(f"wrote {path}")

@@ -1,0 +1,99 @@
+"""The turn loop every game plays (PEARL and GoRecDial generation, and the GoRecDial benchmark's trained
+experts): the scripted seed exchange, then recommender and seeker in turn until a seeker reply ends the game
+or the turn cap is hit. A game plugs in its `Moves` (how each side's turn is played and what ends the game);
+the loop owns the order of turns, their seeds, the cap and the error capture."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from synth.records import Outcome, Turn
+from synth.replies import RecommenderReply
+from synth.simulators import Line
+
+Role = Literal["seeker", "recommender"]
+Unfinished = Literal["turn_cap", "error"]
+
+# The recommender opens, so the turns after the seed run recommender, seeker, ... and a dialogue that
+# hits an even turn cap ends on the seeker: no recommendation is left unanswered.
+SEED_EXCHANGE: tuple[tuple[Role, str], ...] = (
+    ("recommender", "Hi there! I'd be glad to help you find a movie for tonight."),
+    ("seeker", "Hi! I'm looking for something to watch, but I'm not sure what yet."),
+)
+SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
+SEED_STRIDE = 100  # utterance `step` of a dialogue is sampled with seed `dialogue seed + SEED_STRIDE * step`
+
+
+def transcript(turns: Sequence[Turn], names: dict[str, str] = SPEAKER) -> list[Line]:
+    """The dialogue so far as the prompts show it."""
+    return [Line(names[t.role], t.text) for t in turns]
+
+
+class Moves(Protocol):
+    """What one game plugs into the loop, for one dialogue. Steps count utterances after the seed exchange:
+    even steps are the recommender's, odd ones the seeker's."""
+
+    def open(self, script: Sequence[tuple[Role, str]]) -> None:
+        """Write the scripted opening turns."""
+
+    async def recommender_turn(self, step: int, seed: int) -> None:
+        """Play the recommender's (or expert's) turn."""
+
+    async def seeker_turn(self, step: int, seed: int) -> Outcome | None:
+        """Play the seeker's turn; the outcome when this reply ends the game, else None."""
+
+    def unfinished(self, ended_by: Unfinished) -> Outcome:
+        """The outcome of a game that no seeker reply ended."""
+
+
+class RecordMoves:
+    """Moves that write the record's `Turn`s: the common part of the generation games."""
+
+    def __init__(self) -> None:
+        self.turns: list[Turn] = []
+        self.recommendations = 0
+
+    def open(self, script: Sequence[tuple[Role, str]]) -> None:
+        """The scripted opening as the record's first turns."""
+        self.turns = [Turn(role=role, text=text) for role, text in script]
+
+    def add_recommender_turn(self, reply: RecommenderReply, **details: Any) -> None:
+        """The recommender's (or expert's) reply as the record's next turn; `details` are the mode's own
+        Turn fields (candidates, decision, correct)."""
+        self.turns.append(Turn(role="recommender", text=reply.utterance, think=reply.think or None,
+                               recommended_item=reply.item_id, **details))
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How the loop ended: the outcome, how many opening turns were scripted, and the error that ended it."""
+
+    outcome: Outcome
+    scripted_turns: int
+    error: str | None = None
+
+    def errors(self, details: Sequence[str] = ()) -> list[str]:
+        """The record's `errors`: the error first, then its `details` (e.g. each failed attempt); [] if none."""
+        return [self.error, *details] if self.error is not None else []
+
+
+async def play_turns(
+    moves: Moves, *, seed: int, max_utterances: int, script: Sequence[tuple[Role, str]] = SEED_EXCHANGE
+) -> Ending:
+    """Play one game: the scripted opening, then at most `max_utterances` utterances. An exception ends the
+    game as 'error' with its text: one bad dialogue must never end the run."""
+    moves.open(script)
+    try:
+        for step in range(max_utterances):
+            step_seed = seed + SEED_STRIDE * step
+            if step % 2 == 0:
+                await moves.recommender_turn(step, step_seed)
+                continue
+            outcome = await moves.seeker_turn(step, step_seed)
+            if outcome is not None:
+                return Ending(outcome, len(script))
+    except Exception as exc:  # one bad dialogue must never end the run: record it and go on
+        return Ending(moves.unfinished("error"), len(script), f"{type(exc).__name__}: {exc}")
+    return Ending(moves.unfinished("turn_cap"), len(script))
