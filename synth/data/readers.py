@@ -78,14 +78,20 @@ def read_json_document(path: Path) -> Any:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
 
 
-def validate(model: type[Model], raw: object, path: Path, line: int, prefix: str | None = None) -> Model:
-    """`raw` validated as `model`; the InputError names the first bad field as a dotted path after `prefix`."""
+def validate(
+    model: type[Model], raw: object, path: Path, line: int | None, prefix: str | None = None, *, kind: str | None = None
+) -> Model:
+    """`raw` validated as `model`; the InputError names the first bad field as a dotted path after `prefix`.
+    With `kind` (e.g. "a run's manifest") the message says the value is not one: "not a run's manifest (...)"."""
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(part) for part in ([prefix] if prefix else []) + list(error["loc"]))
-        message = "missing" if error["type"] == "missing" else error["msg"]
+        if kind is not None:
+            message = f"not {kind} ({error['msg']})"
+        else:
+            message = "missing" if error["type"] == "missing" else error["msg"]
         raise InputError(path, message, line=line, field=field or None) from None
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from synth.data.readers import read_lines
+from synth.data.readers import read_lines, validate
 from synth.errors import InputError
 from synth.records import DialogueRecord
 
@@ -50,12 +50,7 @@ def iter_dropped(path: Path) -> Iterator[DroppedDialogue]:
             raise InputError(path, f"not JSON ({exc.msg})", line=number) from None
         if not isinstance(entry, dict) or "record" not in entry:
             raise InputError(path, "not a dropped-dialogue entry (needs 'drops' and 'record')", line=number)
-        try:
-            yield DroppedDialogue.model_validate(entry)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(part) for part in error["loc"])
-            raise InputError(path, f"not a dropped-dialogue entry ({error['msg']})", line=number, field=field) from None
+        yield validate(DroppedDialogue, entry, path, number, kind="a dropped-dialogue entry")
 
 
 class DropExample(BaseModel):

@@ -11,9 +11,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_serializer
+from pydantic import BaseModel, ConfigDict, model_serializer
 
 from synth.config import NON_SEMANTIC_FIELDS, GenerateConfig
+from synth.data.readers import validate
 from synth.errors import InputError, SynthError
 from synth.redaction import redact_url
 from synth.runs.atomic import write_json_atomic
@@ -197,12 +198,7 @@ def read_manifest(path: Path) -> Manifest:
             f"{path}: written by a newer synth (manifest schema {version}; this synth reads up to "
             f"{SCHEMA_VERSION}): upgrade synth (pip install -U synth-crs) to read this run"
         )
-    try:
-        return Manifest.model_validate(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(part) for part in error["loc"]) or None
-        raise InputError(path, f"not a run's manifest ({error['msg']})", field=field) from None
+    return validate(Manifest, data, path, None, kind="a run's manifest")
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
