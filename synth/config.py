@@ -17,13 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from synth.errors import SynthError
 
-BackendName = Literal["llamacpp", "openai", "vllm"]
+BackendName = Literal["llamacpp", "llamacpp-serial", "openai", "vllm"]
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
     "concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
-    "price_prompt_per_mtok", "price_completion_per_mtok",
+    "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok",
 }
 
 
@@ -54,6 +54,11 @@ class BackendConfig(BaseModel):
     n_threads: int | None = None
     vllm_engine_args: dict[str, Any] = Field(
         default_factory=dict, description="extra vllm.LLM arguments, e.g. tensor_parallel_size, gpu_memory_utilization"
+    )
+    vllm_scheduling: Literal["continuous", "gathered"] = Field(
+        "continuous",
+        description="vllm: 'continuous' (each call joins the async engine's running batch and returns when its own "
+        "sequence ends) or 'gathered' (the calls in flight go to one LLM.chat batch, which waits for its slowest)",
     )
     concurrency: int = Field(1, ge=1, description="dialogues (or judge calls) in flight at once")
     api_max_attempts: int = Field(6, ge=1)

@@ -54,7 +54,7 @@ SETTING_OPTIONS = {
 }
 SET_ONLY_FIELDS = (
     "n_ctx", "n_threads", "api_max_attempts", "request_timeout_s", "general_reviews", "ask_turns", "k_schedule",
-    "force_target_from", "max_format_retries", "set_rules", "embedding_dim", "min_item_ratings",
+    "force_target_from", "max_format_retries", "set_rules", "embedding_dim", "min_item_ratings", "vllm_scheduling",
 )
 
 
@@ -76,7 +76,9 @@ def generate(
     out: Path = typer.Option(Path("runs/demo"), "--out", help="Output folder (dialogues.jsonl, manifest.json)."),
     seed: Optional[int] = typer.Option(None, help=f"Run seed {default('seed')}."),
     backend: Optional[str] = typer.Option(
-        None, help="llamacpp (embedded, default), openai (any compatible server) or vllm (offline engine, 'vllm' extra)."
+        None,
+        help="llamacpp (embedded, default), llamacpp-serial (embedded, one call at a time, as before batching), "
+        "openai (any compatible server) or vllm (offline engine, 'vllm' extra).",
     ),
     model: Optional[str] = typer.Option(
         None,

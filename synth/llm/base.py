@@ -18,6 +18,7 @@ class Completion:
     finish_reason: str | None
     latency_s: float = 0.0
     prompt_tokens_evaluated: int | None = None  # computed, not served from a KV cache (None: unknown)
+    decode_s: float | None = None  # of latency_s, the time spent generating the reply's tokens (None: unknown)
 
 
 @dataclass(frozen=True)

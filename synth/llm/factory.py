@@ -14,12 +14,20 @@ from synth.llm.base import ChatBackend
 def _llamacpp(settings: BackendConfig) -> ChatBackend:
     from synth.llm.llamacpp import LlamaCppBackend
 
-    return LlamaCppBackend(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
+    return LlamaCppBackend(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads, parallel=settings.concurrency)
+
+
+def _llamacpp_serial(settings: BackendConfig) -> ChatBackend:
+    from synth.llm.llamacpp_serial import SerialLlamaCppBackend
+
+    return SerialLlamaCppBackend(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
 
 
 def _vllm(settings: BackendConfig) -> ChatBackend:
-    from synth.llm.vllm_offline import VLLMBackend
-
+    if settings.vllm_scheduling == "gathered":
+        from synth.llm.vllm_gathered import GatheredVLLMBackend as VLLMBackend
+    else:
+        from synth.llm.vllm_continuous import ContinuousVLLMBackend as VLLMBackend
     return VLLMBackend(settings.model, max_model_len=settings.n_ctx, **settings.vllm_engine_args)
 
 
@@ -36,9 +44,11 @@ def _openai(settings: BackendConfig) -> ChatBackend:
     )
 
 
-# The embedded llama.cpp model, the vLLM offline engine, an OpenAI-compatible endpoint.
+# The embedded llama.cpp model (the default; dialogues in flight decode together), the same model one call at a
+# time as before batching (the speed benchmark's baseline), the vLLM offline engine, an OpenAI-compatible endpoint.
 BACKENDS: dict[str, Callable[[BackendConfig], ChatBackend]] = {
     "llamacpp": _llamacpp,
+    "llamacpp-serial": _llamacpp_serial,
     "vllm": _vllm,
     "openai": _openai,
 }

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from synth.errors import SynthError
+from synth.llm.base import ModelInfo
 
 log = logging.getLogger(__name__)
 
@@ -213,3 +214,11 @@ def resolve_model(spec: str | None) -> ResolvedModel:
     if not path.is_file():
         raise SynthError(f"model file not found: {spec}")
     return ResolvedModel(path, path.stem, str(path), None)
+
+
+def embedded_model_info(spec: str | None, resolved: ResolvedModel | None, n_ctx: int) -> ModelInfo:
+    """What a run records about an embedded model: the spec until it is resolved, then the file's name,
+    source and digest."""
+    if resolved is None:
+        return ModelInfo(name=spec or "default", source=spec or "default")
+    return ModelInfo(name=resolved.name, source=resolved.source, sha256=resolved.sha256, extra={"n_ctx": n_ctx})

@@ -1,22 +1,32 @@
-"""The embedded default backend: llama.cpp in this process, through llama-cpp-python."""
+"""The embedded default backend: llama.cpp in this process, several dialogues decoded together.
+
+With `--concurrency K`, the K dialogues in flight share each forward pass (`synth.llm.llama_batch`): one
+llama.cpp context with a sequence per dialogue and role, so each role's growing transcript
+stays evaluated and only the new turn is read. Replies under a JSON schema follow llama.cpp's grammar at
+almost no cost per token.
+
+Batching changes the floating-point rounding of the matrix products, so a reply can depend on which other
+requests shared its batches (a greedy near-tie decided the other way): with K > 1 two runs with the same
+seed can differ; with K = 1 they are the same. The request cache replays every finished call exactly, so
+a resumed run keeps what it wrote. See docs/generation.md.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from synth.errors import SynthError
 from synth.llm.base import Completion, Message, ModelInfo
-from synth.llm.gguf_models import ResolvedModel, resolve_model
+from synth.llm.gguf_models import ResolvedModel, embedded_model_info, resolve_model
 
-T = TypeVar("T")
+# A sequence per dialogue and role (the seeker's and the recommender's transcripts), and one more, so that a
+# new dialogue's seeker need not take the slot that holds the recommender's instructions.
+SPARE_SLOTS = 1
+EMBEDDED_EXTRA_HINT = "the embedded backend needs llama-cpp-python: pip install 'synth-crs[embedded]'"
 
 
 @lru_cache(maxsize=256)
@@ -32,113 +42,67 @@ def grammar_for(json_schema: dict[str, Any]) -> str:
     return _schema_json_to_gbnf(json.dumps(json_schema))
 
 
-def _prompt_text(messages: list[Message]) -> str:
-    return "\x00".join(f"{m['role']}\x01{m['content']}" for m in messages)
-
-
-@dataclass
-class _Slot:
-    """One llama.cpp context and the prompt it evaluated last."""
-
-    context: Any
-    prompt: str = ""
-    used: int = 0
-
-    def shared_prefix(self, text: str) -> int:
-        return len(os.path.commonprefix([self.prompt, text]))
-
-
 class LlamaCppBackend:
-    """One in-process model; calls are serialised and run off the event loop.
-
-    A dialogue's prompts grow by a turn at a time, but the seeker and the recommender alternate with
-    different prompts, so one context would re-read the whole prompt on every call. A small pool of
-    contexts sharing the memory-mapped weights avoids that: each call goes to the context whose last
-    prompt shares the longest prefix with it (as llama-server picks a slot), and llama.cpp evaluates only
-    the tokens after that prefix. With two contexts, one dialogue at a time (calls are serialised, so
-    more in flight gain nothing here) keeps each role's transcript evaluated, and the recommender's
-    instructions stay evaluated across dialogues. `n_contexts=1` is the naive baseline of the perf
-    benchmark.
-    """
+    """One model in this process; up to `parallel` calls decode together, the rest wait their turn."""
 
     name = "llamacpp"
 
     def __init__(
-        self, model: str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None, n_contexts: int = 2
-    ):
+        self, model: str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None, parallel: int = 1
+    ) -> None:
         self._spec = model
         self._n_ctx = n_ctx
         self._n_threads = n_threads or os.cpu_count() or 1
-        self._n_contexts = max(1, n_contexts)
-        self._clock = 0
+        self._parallel = max(1, parallel)
         self._resolved: ResolvedModel | None = None
-        self._contexts: list[_Slot] = []
-        # Every llama.cpp call runs on this one thread, in order: llama.cpp (built with OpenMP) keeps a
-        # thread team per calling thread, and teams on several threads fight over the cores. The order
-        # also means aclose() frees the contexts only after a call in flight (cancelled by Ctrl-C) ends.
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llamacpp")
-        self._evaluated: dict[int, int] = {}  # id(context) -> prompt tokens it has evaluated so far
+        self._engine: Any = None
+        self._formatter: Any = None
+        self._starting = asyncio.Lock()
 
     @property
     def model_info(self) -> ModelInfo:
-        if self._resolved is None:
-            return ModelInfo(name=self._spec or "default", source=self._spec or "default")
-        r = self._resolved
-        return ModelInfo(name=r.name, source=r.source, sha256=r.sha256, extra={"n_ctx": self._n_ctx})
+        return embedded_model_info(self._spec, self._resolved, self._n_ctx)
 
-    def _new_context(self) -> Any:
+    def _start(self) -> None:
         try:
-            from llama_cpp import Llama
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            from synth.llm.llama_batch import BatchEngine
         except ImportError:
-            raise SynthError("the embedded backend needs llama-cpp-python: pip install 'synth-crs[embedded]'") from None
+            raise SynthError(EMBEDDED_EXTRA_HINT) from None
         if self._resolved is None:
             self._resolved = resolve_model(self._spec)
         try:
-            return Llama(
-                model_path=str(self._resolved.path), n_ctx=self._n_ctx, n_threads=self._n_threads, verbose=False
+            engine = BatchEngine(
+                str(self._resolved.path), n_ctx=self._n_ctx, slots=2 * self._parallel + SPARE_SLOTS,
+                n_threads=self._n_threads,
             )
         except (ValueError, RuntimeError) as exc:
             raise SynthError(f"cannot load model {self._resolved.path}: {exc}") from None
-
-    def _context_for(self, messages: list[Message]) -> Any:
-        """The context whose last prompt shares the longest prefix with these messages, when that covers
-        the whole system prompt; else an unused or new context while the pool has room, else the least
-        recently used one."""
-        text = _prompt_text(messages)
-        system_chars = len(_prompt_text(messages[:1])) if messages and messages[0]["role"] == "system" else 1
-        self._clock += 1
-        best = max(self._contexts, key=lambda slot: (slot.shared_prefix(text), -slot.used), default=None)
-        if best is None or best.shared_prefix(text) < system_chars:
-            unused = [slot for slot in self._contexts if not slot.prompt]
-            if unused:
-                best = unused[0]
-            elif len(self._contexts) < self._n_contexts:
-                best = _Slot(self._new_context())
-                self._contexts.append(best)
-            else:
-                best = min(self._contexts, key=lambda slot: slot.used)
-        best.prompt, best.used = text, self._clock
-        return best.context
-
-    async def _on_llama_thread(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
+        llama = engine.llama
+        template = llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            engine.close()
+            raise SynthError(f"{self._resolved.path} has no chat template in its metadata")
+        eos = llama.token_eos()
+        self._formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=llama._model.token_get_text(eos),
+            bos_token=llama._model.token_get_text(llama.token_bos()),
+            stop_token_ids=[eos],
+        )
+        self._engine = engine
 
     async def check(self) -> None:
         """Resolve and load the model once, so a missing or broken file fails before any dialogue."""
-        if not self._contexts:
-            self._contexts.append(_Slot(await self._on_llama_thread(self._new_context)))
+        async with self._starting:
+            if self._engine is None:
+                await asyncio.to_thread(self._start)
 
-    def _complete_sync(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """The completion, and how many prompt tokens llama.cpp evaluated for it (the rest came from the
-        context's KV cache: the longest prefix shared with what the context held)."""
-        from llama_cpp import llama_perf_context
-
-        context = self._context_for(messages)
-        out = context.create_chat_completion(messages=messages, **kwargs)
-        total = int(llama_perf_context(context._ctx.ctx).n_p_eval)  # cumulative per context
-        before = self._evaluated.get(id(context), 0)
-        self._evaluated[id(context)] = total
-        return out, total - before
+    def prompt_tokens(self, messages: list[Message]) -> list[int]:
+        """The chat rendered by the model's own template, as tokens."""
+        rendered = self._formatter(messages=messages)
+        return self._engine.llama.tokenize(rendered.prompt.encode(), add_bos=not rendered.added_special, special=True)
 
     async def complete(
         self,
@@ -151,36 +115,30 @@ class LlamaCppBackend:
         grammar: str | None = None,
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
-        from llama_cpp import LlamaGrammar
+        from synth.llm.llama_batch import Request
 
         await self.check()
         if json_schema is not None and grammar is None:
             grammar = grammar_for(json_schema)
-        kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop or []}
-        if seed is not None:
-            kwargs["seed"] = seed
-        if grammar is not None:
-            kwargs["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
-        start = time.perf_counter()
-        out, evaluated = await self._on_llama_thread(self._complete_sync, messages, kwargs)
-        latency = time.perf_counter() - start
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
+        request = Request(
+            prompt=self.prompt_tokens(messages), max_tokens=max_tokens, temperature=temperature, seed=seed,
+            stop=stop or [], grammar=grammar,
+        )
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        result = await asyncio.wrap_future(self._engine.submit(request))
         return Completion(
-            text=choice["message"]["content"] or "",
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-            finish_reason=choice.get("finish_reason"),
-            latency_s=latency,
-            prompt_tokens_evaluated=evaluated,
+            text=result.text,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            finish_reason=result.finish_reason,
+            latency_s=loop.time() - started,
+            prompt_tokens_evaluated=result.prompt_tokens_evaluated,
+            decode_s=result.decode_s,
         )
 
     async def aclose(self) -> None:
-        """Free the contexts, after the call in flight (if Ctrl-C cancelled its task) has finished."""
-        await self._on_llama_thread(self._close_contexts)
-        self._thread.shutdown(wait=True)  # the thread ends, and its OpenMP team with it
-
-    def _close_contexts(self) -> None:
-        for slot in self._contexts:
-            slot.context.close()
-        self._contexts.clear()
+        """Finish the calls in flight (Ctrl-C cancels their tasks, not their requests), then free the model."""
+        if self._engine is not None:
+            await asyncio.to_thread(self._engine.close)
+            self._engine = None

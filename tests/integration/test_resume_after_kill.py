@@ -1,5 +1,7 @@
 """kill -9 (and Ctrl-C) in the middle of a real embedded-model run, then the same command again: exactly n dialogues,
-none lost or doubled, the same records as a run that was never interrupted."""
+none lost or doubled, the records written before the kill unchanged, and (one dialogue at a time) the same records
+as a run that was never interrupted. With dialogues decoding together a reply can depend on which others shared its
+batches (docs/generation.md), so there only the kept records are compared."""
 
 import json
 import os
@@ -20,9 +22,11 @@ def comparable(records):
     return {r.id: r.model_dump(exclude={"generation": {"latency_s", "prompt_tokens_evaluated"}}) for r in records}
 
 
-def test_kill_9_then_resume(tmp_path):
+@pytest.mark.parametrize("concurrency", ["1", "2"])
+def test_kill_9_then_resume(tmp_path, concurrency):
+    args = [*ARGS, "--concurrency", concurrency]
     killed = tmp_path / "killed"
-    process = subprocess.Popen([synth_command(), *ARGS, "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([synth_command(), *args, "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dialogues = killed / "dialogues.jsonl"
     deadline = time.monotonic() + 600
     while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
@@ -31,17 +35,18 @@ def test_kill_9_then_resume(tmp_path):
         time.sleep(0.2)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    before = dialogues.read_text().count("\n")
-    assert 1 <= before < 3
+    kept = [line for line in dialogues.read_text().splitlines(keepends=True) if line.endswith("\n")]
+    assert 1 <= len(kept) < 3
 
-    resumed = run_synth(*ARGS, "--out", str(killed))
+    resumed = run_synth(*args, "--out", str(killed))
     assert resumed.returncode == 0, resumed.stderr
     records = read_records(killed)
     assert len(records) == len({r.id for r in records}) == 3
-
-    whole = tmp_path / "whole"
-    assert run_synth(*ARGS, "--out", str(whole)).returncode == 0
-    assert comparable(records) == comparable(read_records(whole))
+    assert dialogues.read_text().startswith("".join(kept))
+    if concurrency == "1":
+        whole = tmp_path / "whole"
+        assert run_synth(*args, "--out", str(whole)).returncode == 0
+        assert comparable(records) == comparable(read_records(whole))
 
 
 def test_ctrl_c_finishes_cleanly_then_resumes(tmp_path):

@@ -1,4 +1,5 @@
-"""Which llama.cpp context serves a call: the KV-reuse policy, without loading a model."""
+"""Which llama.cpp context serves a call in the serial backend (llamacpp-serial): the KV-reuse policy, without
+loading a model."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import itertools
 
 import pytest
 
-from synth.llm.llamacpp import LlamaCppBackend
+from synth.llm.llamacpp_serial import SerialLlamaCppBackend
 
 
 class FakeContext:
@@ -18,8 +19,8 @@ class FakeContext:
         self.id = next(self.ids)
 
 
-def backend(n_contexts: int) -> LlamaCppBackend:
-    b = LlamaCppBackend("unused.gguf", n_contexts=n_contexts)
+def backend(n_contexts: int) -> SerialLlamaCppBackend:
+    b = SerialLlamaCppBackend("unused.gguf", n_contexts=n_contexts)
     b._new_context = FakeContext  # type: ignore[method-assign]
     return b
 
