@@ -67,9 +67,8 @@ class _Grammar:
         if not self._sampler:
             raise SynthError("llama.cpp could not parse the reply's grammar")
         self._one = (llama_cpp.llama_token_data * 1)()
-        self._all = (llama_cpp.llama_token_data * n_vocab)()
-        self._all_view = np.frombuffer(self._all, dtype=_TOKEN_DATA)
-        self._all_view["id"] = np.arange(n_vocab, dtype=np.int32)
+        self._n_vocab = n_vocab
+        self._all: Any = None  # the whole vocabulary, made on the first mask (most replies never need one)
 
     def _apply(self, data: Any, size: int) -> None:
         array = self._l.llama_token_data_array(data=data, size=size, selected=-1, sorted=False)
@@ -82,9 +81,12 @@ class _Grammar:
 
     def mask(self, logits: np.ndarray) -> np.ndarray:
         """The logits with every token the grammar forbids here set to -inf."""
-        self._all_view["logit"] = logits
+        if self._all is None:
+            self._all = (self._l.llama_token_data * self._n_vocab)()
+        view = np.frombuffer(self._all, dtype=_TOKEN_DATA)
+        view["id"], view["logit"] = np.arange(self._n_vocab, dtype=np.int32), logits
         self._apply(self._all, len(logits))
-        return self._all_view["logit"].copy()
+        return view["logit"].copy()
 
     def best_allowed(self, logits: np.ndarray) -> int:
         """The highest-scoring token the grammar allows here (greedy decoding under the grammar): looked for
