@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from synth.config import BackendConfig
 from synth.filters.acceptance import WrongAcceptance
+from synth.filters.dedup import Dedup
 from synth.filters.form import Form
 from synth.filters.preference import GuessContradiction, PersonaContradiction
 from synth.filters.recommender_faults import RecommenderFaults
@@ -17,18 +18,20 @@ from synth.filters.repetition import Repetition
 from synth.filters.satisfaction import Satisfaction
 from synth.filters.target_leak import TargetLeak
 
-# The filter registry: name -> class, in the order filters run and report. Basic filters are pure functions
-# of a dialogue; preference filters ask a judge; model filters (opt-in by name) score chunks of dialogues.
+# The filter registry: name -> class, in the order filters report. Basic filters are pure functions of a
+# dialogue; preference filters ask a judge; model filters (opt-in by name) score chunks of dialogues; corpus
+# filters compare a dialogue with the ones before it, after every other filter (dedup, part of `basic`).
 BASIC_FILTERS: dict[str, type] = {
     cls.name: cls for cls in (Repetition, TargetLeak, WrongAcceptance, RecommenderFaults, Form)
 }
+CORPUS_FILTERS: dict[str, type] = {cls.name: cls for cls in (Dedup,)}
 PREFERENCE_FILTERS: dict[str, type] = {cls.name: cls for cls in (PersonaContradiction, GuessContradiction)}
 MODEL_FILTERS: dict[str, type] = {cls.name: cls for cls in (Satisfaction,)}
-FILTERS: dict[str, type] = BASIC_FILTERS | PREFERENCE_FILTERS | MODEL_FILTERS
+FILTERS: dict[str, type] = BASIC_FILTERS | CORPUS_FILTERS | PREFERENCE_FILTERS | MODEL_FILTERS
 GROUPS: dict[str, tuple[str, ...]] = {
-    "basic": tuple(BASIC_FILTERS),
+    "basic": (*BASIC_FILTERS, *CORPUS_FILTERS),
     "preference": tuple(PREFERENCE_FILTERS),
-    "all": (*BASIC_FILTERS, *PREFERENCE_FILTERS),
+    "all": (*BASIC_FILTERS, *CORPUS_FILTERS, *PREFERENCE_FILTERS),
 }
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
 
@@ -47,6 +50,7 @@ class FilterConfig(BaseModel):
     wrong_acceptance: WrongAcceptance = Field(default_factory=WrongAcceptance)
     recommender_faults: RecommenderFaults = Field(default_factory=RecommenderFaults)
     form: Form = Field(default_factory=Form)
+    dedup: Dedup = Field(default_factory=Dedup)
     satisfaction: Satisfaction = Field(default_factory=Satisfaction)
     # preference filters
     judge: Literal["llm", "nli"] = Field(
@@ -102,6 +106,11 @@ class FilterConfig(BaseModel):
     def batched(self) -> list:
         """The selected filters that judge a chunk of dialogues at once, configured."""
         return [getattr(self, name) for name in self.selected if name in MODEL_FILTERS]
+
+    @property
+    def near_duplicates(self) -> Dedup | None:
+        """The near-duplicate filter, configured, when it is selected."""
+        return self.dedup if Dedup.name in self.selected else None
 
     @property
     def preference(self) -> list[str]:

@@ -213,10 +213,15 @@ async def _local_verdicts(
     limit: asyncio.Semaphore,
     chunk_size: int,
 ) -> AsyncIterator[tuple[list[FilterDialogue], list[dict[str, Verdict]]]]:
-    """Chunks of dialogues in file order, with every selected filter's verdict on each."""
+    """Chunks of dialogues in file order, with every selected filter's verdict on each (dedup's last, on the
+    dialogues all the others kept)."""
+    dedup = config.near_duplicates
+    near_duplicates = dedup.start() if dedup is not None else None  # one state for the whole file, in its order
     for chunk in chunks(read_dialogues(path, kind), chunk_size):
         verdicts = chunk_verdicts(chunk, config)
         await _judge_chunk(chunk, verdicts, preference, config, limit)
+        if near_duplicates is not None:
+            near_duplicates.judge([d.id for d in chunk], dedup.sketches(chunk, verdicts), verdicts)
         yield chunk, verdicts
 
 

@@ -1,8 +1,9 @@
 """`synth filter --ray`: the filters run on Ray Data. The run's JSONL file is cut into line ranges (one
 sequential pass on the driver records where each range starts and its first line number, so an error still
 names its line); Ray Data actors read their ranges, build the filter views and judge them with the basic
-and satisfaction filters; the driver takes the verdicts back in file order and writes the same outputs as
-a local run."""
+and satisfaction filters (and sketch the dialogues they kept for `dedup`); the driver takes the verdicts back
+in file order, runs the one ordered near-duplicate pass over the sketches, and writes the same outputs as a
+local run."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from synth.analysis.near_duplicates import Sketch
 from synth.errors import InputError, SynthError
 from synth.filters.base import Verdict
 from synth.filters.config import FilterConfig
@@ -85,13 +87,18 @@ class FilterRanges:
                         views.append(from_record(parse_record(line, self.path, number), line))
                     except InputError as error:
                         where = {"line": error.line, "field": error.field, "message": error.message}
-                        return {"id": [""], "raw": [""], "verdicts": [""], "error": [json.dumps(where)]}
+                        return {"id": [""], "raw": [""], "verdicts": [""], "sketch": [b""], "error": [json.dumps(where)]}
+        verdicts = chunk_verdicts(views, self.config)
+        dedup = self.config.near_duplicates
+        sketches = dedup.sketches(views, verdicts) if dedup is not None else [None] * len(views)
         return {
             "id": [view.id for view in views],
             "raw": [view.raw for view in views],
-            "verdicts": [json.dumps({name: asdict(v) for name, v in found.items()}) for found in chunk_verdicts(views, self.config)],
+            "verdicts": [json.dumps({name: asdict(v) for name, v in found.items()}) for found in verdicts],
+            "sketch": [b"" if sketch is None else sketch.to_bytes() for sketch in sketches],
             "error": [""] * len(views),
         }
+
 
 def ray_verdicts(
     path: Path, config: FilterConfig, address: str, *, workers: int | None = None
@@ -112,6 +119,8 @@ def ray_verdicts(
         compute=ray.data.ActorPoolStrategy(size=min(actors, len(ranges))),
         num_cpus=1,
     )
+    dedup = config.near_duplicates
+    near_duplicates = dedup.start() if dedup is not None else None  # one ordered pass here, on the workers' sketches
     try:
         for batch in dataset.iter_batches(batch_size=None, batch_format="pandas"):
             for error in batch["error"]:
@@ -120,6 +129,9 @@ def ray_verdicts(
                     raise InputError(path, where["message"], line=where["line"], field=where["field"])
             judged = [Judged(i, raw) for i, raw in zip(batch["id"], batch["raw"])]
             verdicts = [{name: Verdict(**v) for name, v in json.loads(text).items()} for text in batch["verdicts"]]
+            if near_duplicates is not None:
+                sketches = [Sketch.from_bytes(data, dedup.num_perm) if data else None for data in batch["sketch"]]
+                near_duplicates.judge(list(batch["id"]), sketches, verdicts)
             yield judged, verdicts
     except ray.exceptions.RayError as exc:
         detail = next((line.strip() for line in reversed(str(exc).splitlines()) if line.strip()), type(exc).__name__)

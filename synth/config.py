@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from synth.errors import SynthError
 
@@ -25,6 +25,9 @@ NON_SEMANTIC_FIELDS = {
     "concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
     "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok",
 }
+# Settings added after runs were first written, with the values that play as synth did before them: at those
+# values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
+ADDED_FIELDS: dict[str, object] = {"ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False}
 
 
 class SetRules(BaseModel):
@@ -75,7 +78,8 @@ class GenerateConfig(BackendConfig):
     source: Literal["demo", "movielens+rt", "movielens"] | None = None  # None: demo (pearl), movielens (gorecdial)
     catalog: Path | None = None
     reviews: Path | None = None
-    rating_scale: str | None = Field(None, description="LOW-HIGH of the ratings in --reviews, e.g. 1-10")
+    ratings: Path | None = Field(None, description="a ratings table (user, item, rating, optional tags) for --catalog")
+    rating_scale: str | None = Field(None, description="LOW-HIGH of the ratings in --reviews or --ratings, e.g. 1-10")
     movielens: Path | None = None  # default: $SYNTH_SHARED_DATA/movielens-latest-small/ml-latest-small.zip
     rt_critics: Path | None = None  # default: $SYNTH_SHARED_DATA/reviews-rt-critics-cs109/critics.csv.gz
     skip_bad_lines: bool = False
@@ -86,6 +90,15 @@ class GenerateConfig(BackendConfig):
         0.75, ge=0, le=1, description="a target is an item the user rated at least this, on a 0-1 scale (8/10 = 0.78)"
     )
     general_reviews: int = Field(3, ge=1)
+    planner: Literal["pairs", "users"] = Field(
+        "pairs",
+        description="'pairs': every (user, target) pair once before any twice; 'users': users in turn with a random "
+        "target each game (synth before #25, pairs repeat; for resuming older runs)",
+    )
+    allow_repeats: bool = Field(False, description="play pairs again once every pair has been played (pairs planner)")
+    persona_summaries: bool = Field(
+        False, description="condense each seeker's likes and dislikes into a few sentences with the LLM (cached)"
+    )
     # game
     max_utterances: int | None = Field(None, ge=2, description="turn cap after the seed exchange (12 pearl, 20 gorecdial)")
     ask_turns: int = Field(1, ge=0, description="recommender turns that ask before the first recommendation")
@@ -100,7 +113,10 @@ class GenerateConfig(BackendConfig):
     embedding_dim: int = Field(32, ge=2)
     min_item_ratings: int = Field(20, ge=1, description="items rated fewer times are left out of the embeddings")
     # sampling
-    temperature: float = 0.0
+    temperature: float = Field(
+        0.7, ge=0, description="sampling temperature of the simulators (0: greedy); chosen by measurement, see "
+        "docs/measurements.md#sampling-temperature",
+    )
     max_tokens: int = 160
     # throughput
     progress: bool = True
@@ -118,6 +134,12 @@ class GenerateConfig(BackendConfig):
         if not value or any(k < 1 for k in value):
             raise ValueError("k_schedule needs at least one value, all >= 1")
         return value
+
+    @model_validator(mode="after")
+    def _persona_summaries_need_personas(self) -> GenerateConfig:
+        if self.persona_summaries and self.mode != "pearl":
+            raise ValueError("persona_summaries condense PEARL seekers' ratings; gorecdial seekers hold movie sets")
+        return self
 
     @field_validator("shard")
     @classmethod
@@ -139,7 +161,7 @@ class GenerateConfig(BackendConfig):
     @property
     def data_source(self) -> str:
         """The source in effect: own files when --catalog/--reviews are given, else by mode."""
-        if self.catalog or self.reviews:
+        if self.catalog or self.reviews or self.ratings:
             return "files"
         return self.source or ("movielens" if self.mode == "gorecdial" else "demo")
 
@@ -157,6 +179,9 @@ class GenerateConfig(BackendConfig):
         """sha256 over the semantic fields: equal fingerprints mean the same dialogues. The shard is left
         out, so all shards of one run share it (the manifest records the shard beside it)."""
         semantic = self.model_dump(mode="json", exclude=NON_SEMANTIC_FIELDS | {"shard"})
+        for name, before in ADDED_FIELDS.items():
+            if semantic[name] == before:
+                del semantic[name]
         return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
 
 

@@ -1,14 +1,19 @@
-"""Personas from reviews, and the seeded game specs that say who plays for which target."""
+"""Personas from a user's own ratings and reviews, and the seeded game specs that say who plays for which
+target (the order of the pairs is the planner's)."""
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections import defaultdict
 from dataclasses import dataclass
 
-from synth.errors import SynthError
+import numpy as np
+
+from synth.data.ratings_table import RatingsTable
+from synth.planner import GamePlan, plan_games, plan_users_cycle
 from synth.records import Item, Persona, Review
+
+DISLIKED_BELOW = 0.5  # a general taste shows one rating scored below this when the user has one
 
 
 @dataclass(frozen=True)
@@ -22,22 +27,37 @@ class GameSpec:
 
 
 class ReviewIndex:
-    """A user's reviews by item: the seeker's opinion of anything suggested to it."""
+    """A user's ratings (and review texts) by item: the seeker's opinion of anything suggested to it."""
 
-    def __init__(self, reviews: list[Review]):
-        self._by_user: dict[str, dict[str, Review]] = defaultdict(dict)
-        for review in reviews:
-            self._by_user[review.user][review.item] = review
+    def __init__(self, table: RatingsTable, reviews: list[Review] | None = None):
+        self.table = table
+        self._reviews = {(r.user, r.item): r for r in reviews} if reviews is not None else None
 
-    def users(self) -> list[str]:
-        return sorted(self._by_user)
+    @classmethod
+    def from_reviews(cls, reviews: list[Review]) -> ReviewIndex:
+        """An index of review texts: `review` gives back the source's own Review objects."""
+        return cls(RatingsTable.from_reviews(reviews), reviews)
 
-    def of_user(self, user: str) -> dict[str, Review]:
-        return self._by_user.get(user, {})
+    def review(self, row: int) -> Review:
+        """Row `row` as a review: rating, 0-1 score, text ('' when rating-only), the scale and the user's tags."""
+        table = self.table
+        if self._reviews is not None:
+            return self._reviews[(str(table.user_ids[table.user[row]]), str(table.item_ids[table.item[row]]))]
+        return Review(
+            user=str(table.user_ids[table.user[row]]),
+            item=str(table.item_ids[table.item[row]]),
+            rating=float(table.rating[row]),
+            text=table.texts[row] if table.texts is not None else "",
+            score=round(float(table.score[row]), 6),
+            scale=list(table.scale),
+            tags=list(table.tags.get(row, ())),
+        )
 
     def opinion(self, user: str, item_id: str) -> Review | None:
-        """The user's own review of `item_id`, if they wrote one."""
-        return self._by_user.get(user, {}).get(item_id)
+        """The user's own rating or review of `item_id`, if they gave one."""
+        code = self.table.user_code(user)
+        row = None if code is None else self.table.find(code, item_id)
+        return None if row is None else self.review(row)
 
 
 def spec_seed(run_seed: int, index: int) -> int:
@@ -46,71 +66,78 @@ def spec_seed(run_seed: int, index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-@dataclass
-class PersonaReport:
-    """How many users can play: the rest are skipped and counted by reason."""
-
-    users: int = 0
-    eligible: int = 0
-    too_few_reviews: int = 0
-    no_target: int = 0
-
-
-def _score(review: Review) -> float:
-    if review.score is None:
-        raise SynthError(f"review of {review.item} by {review.user} has no 0-1 score (unknown rating scale)")
-    return review.score
-
-
-def eligible_users(index: ReviewIndex, min_score: float, n_general: int) -> tuple[list[str], PersonaReport]:
-    """Users with a review scored >= min_score and n_general other reviews."""
-    report = PersonaReport(users=len(index.users()))
-    eligible = []
-    for user in index.users():
-        reviews = index.of_user(user).values()
-        if len(reviews) < n_general + 1:
-            report.too_few_reviews += 1
-        elif not any(_score(r) >= min_score for r in reviews):
-            report.no_target += 1
-        else:
-            eligible.append(user)
-    report.eligible = len(eligible)
-    return eligible, report
+def general_rows(table: RatingsTable, target_row: int, rng: random.Random, n_general: int) -> list[int]:
+    """n_general random other ratings of the target's user; the last one swapped for a disliked one when none
+    of them is disliked and the user has one."""
+    user_rows = table.rows_of(int(table.user[target_row]))
+    others = len(user_rows) - 1
+    skip = target_row - user_rows.start
+    picked = [user_rows.start + p + (p >= skip) for p in rng.sample(range(others), min(n_general, others))]
+    if picked and all(table.score[r] >= DISLIKED_BELOW for r in picked):
+        disliked = user_rows.start + np.flatnonzero(table.score[user_rows.start : user_rows.stop] < DISLIKED_BELOW)
+        disliked = [int(r) for r in disliked if r != target_row]
+        if disliked:
+            picked[-1] = rng.choice(disliked)
+    return picked
 
 
-def make_persona(user: str, index: ReviewIndex, rng: random.Random, *, min_score: float, n_general: int) -> Persona:
-    """Target = a random item the user scored >= min_score; general taste = n random other reviews."""
-    reviews = index.of_user(user)
-    targets = sorted((r for r in reviews.values() if _score(r) >= min_score), key=lambda r: r.item)
-    target = rng.choice(targets)
-    others = sorted((r for r in reviews.values() if r.item != target.item), key=lambda r: r.item)
-    general = rng.sample(others, min(n_general, len(others)))
-    return Persona(user_id=user, general=general, target=target)
+def persona_signature(table: RatingsTable, target_row: int, general: list[int]) -> str:
+    """User, target and general taste: two games with the same signature play the same persona."""
+    items = sorted(str(table.item_ids[table.item[r]]) for r in general)
+    return f"{table.user_ids[table.user[target_row]]}|{table.item_ids[table.item[target_row]]}|{','.join(items)}"
+
+
+def game_rows(plan: GamePlan, index: int, run_seed: int, n_general: int) -> tuple[int, int, list[int]]:
+    """Game `index`'s seed, target row and general-taste rows (drawn with the game's own seed)."""
+    seed = spec_seed(run_seed, index)
+    target = int(plan.target_rows[index])
+    if plan.general is not None:
+        return seed, target, plan.general[index]
+    return seed, target, general_rows(plan.table, target, random.Random(seed), n_general)
+
+
+def persona_signatures(plan: GamePlan, run_seed: int, n_general: int) -> list[str]:
+    """Every game's persona signature, without building the personas."""
+    signatures = []
+    for index in range(len(plan)):
+        _, target, general = game_rows(plan, index, run_seed, n_general)
+        signatures.append(persona_signature(plan.table, target, general))
+    return signatures
+
+
+def plan_for(
+    index: ReviewIndex, *, n: int, seed: int, min_score: float, n_general: int, allow_repeats: bool, planner: str
+) -> GamePlan:
+    """The run's plan: 'pairs' (every (user, target) pair once before any twice) or 'users' (before #25)."""
+    if planner == "users":
+        seeds = [spec_seed(seed, i) for i in range(n)]
+        return plan_users_cycle(index.table, n=n, seed=seed, min_score=min_score, n_general=n_general, game_seeds=seeds)
+    return plan_games(index.table, n=n, seed=seed, min_score=min_score, n_general=n_general, allow_repeats=allow_repeats)
 
 
 def make_game_specs(
-    reviews: list[Review],
+    index: ReviewIndex,
     catalog: dict[str, Item],
     *,
     n: int,
     seed: int,
     min_score: float = 0.75,
     n_general: int = 3,
-) -> tuple[list[GameSpec], PersonaReport]:
-    """n game specs; users are cycled in a seeded order so every eligible user plays before any repeats."""
-    index = ReviewIndex(reviews)
-    users, report = eligible_users(index, min_score, n_general)
-    if not users:
-        raise SynthError(
-            f"no user has a review scored >= {min_score:g} and {n_general} other reviews: nothing can be a "
-            f"target ({report.too_few_reviews} users have too few reviews; lower --target-min-score or add reviews)"
-        )
-    random.Random(seed).shuffle(users)
+    allow_repeats: bool = False,
+    planner: str = "pairs",
+) -> tuple[list[GameSpec], GamePlan]:
+    """n game specs in the planner's order, each persona built from the user's own ratings or reviews."""
+    plan = plan_for(
+        index, n=n, seed=seed, min_score=min_score, n_general=n_general, allow_repeats=allow_repeats, planner=planner
+    )
+    table = index.table
     specs = []
     for i in range(n):
-        game_seed = spec_seed(seed, i)
-        persona = make_persona(
-            users[i % len(users)], index, random.Random(game_seed), min_score=min_score, n_general=n_general
+        game_seed, target, general = game_rows(plan, i, seed, n_general)
+        persona = Persona(
+            user_id=str(table.user_ids[table.user[target]]),
+            general=[index.review(r) for r in general],
+            target=index.review(target),
         )
         specs.append(GameSpec(f"pearl-{seed}-{i:06d}", game_seed, persona, catalog[persona.target.item]))
-    return specs, report
+    return specs, plan

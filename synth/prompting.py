@@ -16,6 +16,7 @@ TEMPLATES = {
     "pearl": ("seeker_system", "seeker_turn", "recommender_system", "recommender_turn"),
     "gorecdial": ("gorecdial_seeker_system", "gorecdial_seeker_turn", "gorecdial_expert_system", "gorecdial_expert_turn"),
     "item_summary": ("item_summary",),
+    "persona_summary": ("persona_summary",),
     "judge": ("judge_system", "judge_persona", "judge_guess", "judge_stance"),
     "benchmark": ("benchmark_recommend", "benchmark_respond"),
 }

@@ -34,8 +34,15 @@ class Review(BaseModel):
     user: str
     item: str
     rating: float
-    text: str
+    text: str  # "" where the source has ratings only (MovieLens, --ratings)
     score: float | None = None  # (rating - scale low) / (scale high - scale low)
+    scale: list[float] | None = None  # the source's [low, high], for "4.5/5" in prompts
+    tags: list[str] = Field(default_factory=list)  # the user's own tags of the item (MovieLens tags.csv)
+
+    @property
+    def stars(self) -> str | None:
+        """'4.5/5' on the source's scale, when the scale is known."""
+        return f"{self.rating:g}/{self.scale[1]:g}" if self.scale else None
 
 
 def verdict(review: Review) -> str:
@@ -56,6 +63,7 @@ class Persona(BaseModel):
     user_id: str
     general: list[Review]
     target: Review
+    summary: str | None = None  # the user's likes and dislikes in a few sentences (--persona-summaries)
 
 
 class ScoredItem(BaseModel):

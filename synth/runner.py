@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import asdict
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
 from synth.llm.request_cache import CachedBackend, RequestCache
-from synth.modes import BUILDERS, Game
+from synth.modes import BUILDERS, PLANNERS, Game
+from synth.persona_summaries import persona_summary_cache, summarize_personas
 from synth.progress import progress_bar
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
@@ -95,11 +97,13 @@ async def generate(
     started, clock = now(), time.perf_counter()
     data = load_data(config)
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
+    planned = PLANNERS[config.mode](config, data)  # before the model loads: a plan that cannot run stops here
+    data.counts.update(planned.counts)
     backend = backend or make_backend(config)
     if config.request_cache:
         backend = CachedBackend(backend, RequestCache(config.request_cache_path or out_dir / REQUESTS_FILE))
-    specs, game = BUILDERS[config.mode](config, data, backend, prompts)
-    specs = shard_specs(specs, *config.shard_parts)
+    game = BUILDERS[config.mode](config, data, backend, prompts, planned)
+    specs = shard_specs(planned.specs, *config.shard_parts)
     dialogues_path = prepare_output(out_dir, config, overwrite)
     tally = _Tally()
     tally.counts["requested"] = len(specs)
@@ -134,6 +138,12 @@ async def generate(
             )
             data.catalog.update(described)
             data.counts.update(summary_counts)
+        if config.persona_summaries and config.mode == "pearl":  # the records carry each persona's summary
+            with closing(persona_summary_cache()) as cache:
+                specs, persona_counts = await summarize_personas(
+                    specs, planned.reviews, data.catalog, backend, cache, seed=config.seed, progress=config.progress
+                )
+            data.counts.update(persona_counts)
         write_items(out_dir / ITEMS_FILE, data.catalog)
         await _play_all(game, specs, dialogues_path, tally, config, on_record)
         status = "finished"

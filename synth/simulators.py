@@ -128,6 +128,14 @@ def hide_title(text: str, item: Item) -> str:
     return re.sub(pattern, "this movie", text, flags=case)
 
 
+def target_draw(review: Review, item: Item) -> str:
+    """What draws the seeker to its target: its own review, else (ratings only) its tags and what the item is."""
+    if review.text:
+        return review.text
+    tags = f"You tagged it: {', '.join(review.tags)}. " if review.tags else ""
+    return tags + (item.description or ", ".join(item.genres))
+
+
 class Seeker(Simulator):
     """Plays the user behind a persona: states its taste, rejects non-targets, accepts the target."""
 
@@ -135,13 +143,19 @@ class Seeker(Simulator):
 
     def system_prompt(self, persona: Persona, catalog: dict[str, Item]) -> str:
         general = [
-            {"display": catalog[r.item].display, "verdict": verdict(r), "text": r.text} for r in persona.general
+            {
+                "display": catalog[r.item].display, "verdict": verdict(r), "text": r.text, "stars": r.stars,
+                "tags": r.tags, "about": "" if r.text else catalog[r.item].description,
+            }
+            for r in persona.general
         ]
+        target = catalog[persona.target.item]
         return self.prompts.render(
             "seeker_system",
             general=general,
-            target=catalog[persona.target.item],
-            target_review=hide_title(persona.target.text, catalog[persona.target.item]),
+            summary=persona.summary,
+            target=target,
+            target_review=hide_title(target_draw(persona.target, target), target),
             end_marker=END_MARKER,
         )
 
@@ -162,7 +176,9 @@ class Seeker(Simulator):
             transcript=transcript,
             recommended=recommended,
             recommended_is_target=recommended is not None and recommended.id == target.id,
-            opinion=None if opinion is None else {"verdict": verdict(opinion), "text": opinion.text},
+            opinion=None if opinion is None else {
+                "verdict": verdict(opinion), "text": opinion.text, "stars": opinion.stars, "tags": opinion.tags
+            },
             end_marker=END_MARKER,
         )
         return await self._ask(

@@ -111,7 +111,7 @@ def make_game(
     prompts = PromptSet.load()
     sampling = Sampling(max_tokens=64, temperature=0.0, max_format_retries=retries)
     game = PearlGame(
-        catalog, ReviewIndex(reviews), BM25Retriever(catalog), Seeker(backend, prompts, sampling),
+        catalog, ReviewIndex.from_reviews(reviews), BM25Retriever(catalog), Seeker(backend, prompts, sampling),
         Recommender(backend, prompts, sampling), rules, sampling,
     )
     return game, backend

@@ -1,5 +1,6 @@
 """Benchmark datasets: any dialogue file or run the data layer reads, as conversations whose utterances
-carry catalog ids of the items they mention. Shortcuts name the shared human datasets."""
+carry catalog ids of the items they mention. A shared set may be named (redial-test, ...: see
+synth.data.paths.SHARED_DATASETS)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from synth.analysis.stats.corpus import parse_spec, utterance_text
+from synth.analysis.stats.corpus import resolve_spec, utterance_text
 from synth.benchmarks.crs.items import ItemSpace, MappingReport
 from synth.data.dialogues import Dialogue, Role
-from synth.data.paths import shared_data_root
 from synth.datasets import detect_format, load_dialogues
 from synth.errors import InputError, SynthError
 from synth.filters.titles import TitleSpotter
@@ -21,14 +21,6 @@ from synth.runs.layout import dialogues_file
 from synth.runs.records import load_records
 
 logger = logging.getLogger(__name__)
-
-SHORTCUTS: dict[str, Path] = {
-    "redial-train": Path("redial/train_subset_kgsf_valid.jsonl"),
-    "redial-test": Path("redial/test_data.jsonl"),
-    "inspired-dev": Path("inspired/data/dialog_data/dev.tsv"),
-    "inspired-test": Path("inspired/data/dialog_data/test.tsv"),
-}
-
 
 @dataclass(frozen=True)
 class Utterance:
@@ -67,9 +59,7 @@ def parse_specs(specs: Sequence[str], format: str | None = None) -> list[Dataset
     given twice pools both paths into one dataset."""
     pooled: dict[str, DatasetSpec] = {}
     for spec in specs:
-        label, path = parse_spec(spec)
-        if str(path) in SHORTCUTS:
-            label, path = label or str(path), shared_data_root() / SHORTCUTS[str(path)]
+        label, path = resolve_spec(spec)
         if not path.exists():
             raise InputError(path, "no such file or run folder" + (f" (for '{label}')" if label else ""))
         label = label or (path.name if path.is_dir() else path.stem)

@@ -41,7 +41,7 @@ def filter_command(
     filters: Optional[str] = typer.Option(
         None,
         help="Comma-separated filters or groups: basic, preference, all, repetition, target_leak, wrong_acceptance, "
-        "recommender_faults, form, persona_contradiction, guess_contradiction, satisfaction (IARD-trained predictor, "
+        "recommender_faults, form, dedup (near-duplicates), persona_contradiction, guess_contradiction, satisfaction (IARD-trained predictor, "
         "opt-in) [default: basic].",
     ),
     judge: Optional[str] = typer.Option(None, help="Preference filters' judge: llm (default) or nli (a cross-encoder)."),

@@ -33,6 +33,7 @@ SETTING_OPTIONS = {
     "source": "source",
     "catalog": "catalog",
     "reviews": "reviews",
+    "ratings": "ratings",
     "rating_scale": "rating_scale",
     "movielens": "movielens",
     "rt_critics": "rt_critics",
@@ -45,6 +46,8 @@ SETTING_OPTIONS = {
     "max_tokens": "max_tokens",
     "max_utterances": "max_utterances",
     "target_min_score": "target_min_score",
+    "allow_repeats": "allow_repeats",
+    "persona_summaries": "persona_summaries",
     "request_cache": "request_cache",
     "request_cache_path": "request_cache_path",
     "shard": "shard",
@@ -55,6 +58,7 @@ SETTING_OPTIONS = {
 SET_ONLY_FIELDS = (
     "n_ctx", "n_threads", "api_max_attempts", "request_timeout_s", "general_reviews", "ask_turns", "k_schedule",
     "force_target_from", "max_format_retries", "set_rules", "embedding_dim", "min_item_ratings", "vllm_scheduling",
+    "planner",
 )
 
 
@@ -95,11 +99,17 @@ def generate(
     concurrency: Optional[int] = typer.Option(None, help=f"Dialogues in flight at once {default('concurrency')}."),
     mode: Optional[str] = typer.Option(None, help=f"pearl or gorecdial {default('mode')}."),
     source: Optional[str] = typer.Option(
-        None, help="demo, movielens+rt or movielens [default: demo for pearl, movielens for gorecdial]."
+        None, help="demo, movielens+rt (critics' reviews) or movielens (users' ratings and tags) "
+        "[default: demo for pearl, movielens for gorecdial]."
     ),
     catalog: Optional[Path] = typer.Option(None, help="Your item catalog (.jsonl/.csv: id,title,year,genres,description)."),
     reviews: Optional[Path] = typer.Option(None, help="Your reviews (.csv/.jsonl/.parquet: user,item,rating,text)."),
-    rating_scale: Optional[str] = typer.Option(None, help="Scale of the ratings in --reviews, LOW-HIGH [default: 1-10]."),
+    ratings: Optional[Path] = typer.Option(
+        None, help="Your ratings instead of reviews (.csv/.jsonl/.parquet: user,item,rating[,tags] with tags '|'-separated)."
+    ),
+    rating_scale: Optional[str] = typer.Option(
+        None, help="Scale of the ratings in --reviews or --ratings, LOW-HIGH [default: 1-10]."
+    ),
     movielens: Optional[Path] = typer.Option(None, help="MovieLens zip or folder [default: shared ml-latest-small]."),
     rt_critics: Optional[Path] = typer.Option(None, help="Rotten Tomatoes critics.csv(.gz) [default: shared copy]."),
     skip_bad_lines: Optional[bool] = typer.Option(None, "--skip-bad-lines", help="Count bad input lines as warnings."),
@@ -119,6 +129,18 @@ def generate(
     max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),
     target_min_score: Optional[float] = typer.Option(
         None, help=f"Lowest 0-1 score of a target {default('target_min_score')}."
+    ),
+    allow_repeats: Optional[bool] = typer.Option(
+        None, "--allow-repeats", help="Play (user, target) pairs again once all have been played, instead of stopping."
+    ),
+    persona_summaries: Optional[bool] = typer.Option(
+        None, "--persona-summaries", help="Condense each seeker's likes and dislikes into a few sentences with the LLM (cached)."
+    ),
+    plan: bool = typer.Option(False, "--plan", help="Print what the run would play (no model is loaded) and stop."),
+    as_json: bool = typer.Option(False, "--json", help="With --plan: one JSON object."),
+    coverage_of: Optional[list[str]] = typer.Option(
+        None, "--coverage-of", help="With --plan: the share of a reference set's targets the plan covers "
+        "(redial-test, inspired-test or a dialogue file; repeatable)."
     ),
     request_cache: Optional[bool] = typer.Option(
         None, "--request-cache/--no-request-cache",
@@ -162,6 +184,11 @@ def generate(
     options = {**ctx.params, "vllm_arg": parse_key_values(vllm_arg, "--vllm-arg") if vllm_arg else None}
     settings = generate_settings(config, options, setting or [])
     with one_line_errors(interrupted=f"interrupted: finished dialogues and the manifest are in {out}"):
+        if plan:
+            from synth.cli.plan import show_plan
+
+            show_plan(settings, coverage_of or [], as_json)
+            return
         if dry_run:
             from synth.estimate import estimate
 

@@ -14,8 +14,8 @@ from synth.cli.stats import SIMILARITY_MODEL_HELP
 def report(
     run: Path = typer.Argument(..., help="A run folder: `synth generate`'s, or `synth filter`'s --out (then drops too)."),
     compare: Optional[list[str]] = typer.Option(
-        None, "--compare", help="A dataset shown beside the run, LABEL=PATH or PATH: a run, or a ReDial / INSPIRED / "
-        "PEARL / GoRecDial file (repeatable)."
+        None, "--compare", help="A dataset shown beside the run, LABEL=PATH or PATH: a run, a ReDial / INSPIRED / "
+        "PEARL / GoRecDial file, or a shared set by name (redial-test, inspired-test, ...; repeatable)."
     ),
     out: Optional[Path] = typer.Option(None, "--out", help="The HTML file [default: RUN/report.html]."),
     acts: Optional[bool] = typer.Option(

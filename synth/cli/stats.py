@@ -15,8 +15,8 @@ SIMILARITY_MODEL_HELP = f"Sentence embedding model for inter-dialogue similarity
 
 def stats(
     paths: list[str] = typer.Argument(
-        ..., help="Datasets: a run folder, a synth .jsonl, or a ReDial / INSPIRED / PEARL / GoRecDial file; "
-        "LABEL=PATH names a column."
+        ..., help="Datasets: a run folder, a synth .jsonl, a ReDial / INSPIRED / PEARL / GoRecDial file, or a "
+        "shared set by name (redial-test, redial-train, inspired-test, inspired-dev); LABEL=PATH names a column."
     ),
     input_format: Optional[str] = typer.Option(
         None, "--format", help="synth, pearl, redial, inspired, gorecdial or iard [default: detected per path]."
@@ -31,6 +31,10 @@ def stats(
     similarity_model: Optional[str] = typer.Option(None, help=SIMILARITY_MODEL_HELP),
     similarity_sample: int = typer.Option(500, min=2, help="Dialogues embedded for the similarity (all their pairs)."),
     no_similarity: bool = typer.Option(False, "--no-similarity", help="Skip the inter-dialogue similarity."),
+    self_bleu_sample: int = typer.Option(
+        200, min=2, help="Dialogues per dataset for self-BLEU (each against the others; fewer when a compared "
+        "dataset is smaller)."
+    ),
     acts: bool = typer.Option(
         False, "--acts", help="Add the dialogue acts (IARD seeker intents and recommender actions), act sequences "
         "and predicted satisfaction ('bench' and 'dense' extras)."
@@ -48,7 +52,7 @@ def stats(
     from synth.analysis.acts.tables import acts_plot, acts_tables
     from synth.analysis.stats.plots import write_plots
     from synth.analysis.stats.run import collect_stats, open_corpora, similarity_encoder
-    from synth.analysis.stats.table import stats_table
+    from synth.analysis.stats.table import diversity_table, stats_table
     from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL
 
     check_format(input_format)
@@ -56,7 +60,9 @@ def stats(
         encoder = similarity_encoder(None if no_similarity else similarity_model or DEFAULT_EMBEDDING_MODEL)
         corpora = open_corpora(paths, input_format, sample=sample, seed=seed)
     with working("measuring " + ", ".join(corpus.name for corpus in corpora), progress):
-        all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample)
+        all_stats, profiles = collect_stats(
+            corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample, self_bleu_sample=self_bleu_sample
+        )
     with working("tagging dialogue acts", progress and acts):
         act_profiles = collect_acts(corpora, model_dir=acts_model) if acts else []
     if as_json:
@@ -67,6 +73,7 @@ def stats(
     else:
         console = table_console(110)
         console.print(stats_table(all_stats))
+        console.print(diversity_table(all_stats))
         for table in acts_tables(act_profiles) if act_profiles else []:
             console.print(table)
     if plot is not None:

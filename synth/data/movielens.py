@@ -5,10 +5,11 @@ from __future__ import annotations
 import posixpath
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
@@ -27,7 +28,9 @@ _NO_GENRES = "(no genres listed)"
 _YEAR = re.compile(r"\s*\((\d{4})(?:[-–]\d{4})?\)$")  # "(1995)", or a series' "(2006–2007)"
 _ARTICLE = re.compile(r"^([^(]+?), (The|A|An)(?=$|:| \()")  # "American President, The" + end, ":" or " (aka)"
 
-Reader = Callable[[str], pd.DataFrame]
+_EMPTY_RATINGS = pd.DataFrame({"user": [], "item": [], "rating": [], "timestamp": []}).astype(
+    {"user": str, "item": str, "rating": "float64", "timestamp": "int64"}
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,17 +63,17 @@ def split_title(raw: str) -> tuple[str, int | None]:
     return _ARTICLE.sub(r"\2 \1", title), int(match.group(1)) if match else None
 
 
-def load_movielens(path: Path) -> MovieLens:
-    """Read movies, links, ratings and tags from a MovieLens zip or folder (read in place, never extracted)."""
-    with _reader(Path(path)) as read:
-        movies = _movies(read("movies.csv"), read("links.csv"))
-        ratings = _interactions(read("ratings.csv"), "rating")
-        tags = _interactions(read("tags.csv"), "tag")
+def load_movielens(path: Path, *, ratings: bool = True) -> MovieLens:
+    """Read movies, links, ratings and tags from a MovieLens zip or folder (read in place, never extracted).
+    With `ratings=False` the ratings table is left empty (stream it with `read_movielens_ratings` instead)."""
+    movies = _movies(_read(path, "movies.csv"), _read(path, "links.csv"))
+    table = _interactions(_read(path, "ratings.csv"), "rating") if ratings else _EMPTY_RATINGS.copy()
+    tags = _interactions(_read(path, "tags.csv"), "tag")
     by_imdb: dict[str, str] = {}
     for item in movies.values():
         if item.imdb_id:
             by_imdb.setdefault(item.imdb_id, item.id)
-    return MovieLens(movies=movies, ratings=ratings, tags=tags, by_imdb=by_imdb)
+    return MovieLens(movies=movies, ratings=table, tags=tags, by_imdb=by_imdb)
 
 
 def _movies(movies: pd.DataFrame, links: pd.DataFrame) -> dict[str, Item]:
@@ -91,15 +94,25 @@ def _interactions(table: pd.DataFrame, value: str) -> pd.DataFrame:
 
 
 @contextmanager
-def _reader(path: Path) -> Iterator[Reader]:
-    """A function that reads one MovieLens csv file (by name) from the zip or folder at `path`."""
+def open_movielens_file(path: Path, name: str) -> Iterator[tuple[str, BinaryIO]]:
+    """(label for messages, binary stream) of one MovieLens csv file (by name) in the zip or folder at `path`."""
+    path = Path(path)
     if path.is_dir():
-        folder = _data_folder(path)
-        yield lambda name: _read_file(folder / name, name)
+        file = _data_folder(path) / name
+        if not file.is_file():
+            raise InputError(file, "missing file")
+        with file.open("rb") as handle:
+            yield str(file), handle
     elif zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as archive:
-            prefix = _zip_folder(path, archive)
-            yield lambda name: _read_member(path, archive, posixpath.join(prefix, name), name)
+            member = posixpath.join(_zip_folder(path, archive), name)
+            label = f"{path}:{member}"
+            try:
+                handle = archive.open(member)
+            except KeyError:
+                raise InputError(label, "missing file in the archive") from None
+            with handle:
+                yield label, handle
     elif path.exists():
         raise InputError(path, "not a zip archive or a folder: give a MovieLens .zip or its extracted folder")
     else:
@@ -128,19 +141,8 @@ def _zip_folder(path: Path, archive: zipfile.ZipFile) -> str:
     return folders.pop()
 
 
-def _read_file(file: Path, name: str) -> pd.DataFrame:
-    if not file.is_file():
-        raise InputError(file, "missing file")
-    return _checked(pd.read_csv(file, dtype=_TEXT_COLUMNS, keep_default_na=False), file, name)
-
-
-def _read_member(path: Path, archive: zipfile.ZipFile, member: str, name: str) -> pd.DataFrame:
-    label = f"{path}:{member}"
-    try:
-        handle = archive.open(member)
-    except KeyError:
-        raise InputError(label, "missing file in the archive") from None
-    with handle:
+def _read(path: Path, name: str) -> pd.DataFrame:
+    with open_movielens_file(path, name) as (label, handle):
         return _checked(pd.read_csv(handle, dtype=_TEXT_COLUMNS, keep_default_na=False), label, name)
 
 

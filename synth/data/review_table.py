@@ -6,6 +6,7 @@ import csv
 import logging
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -65,13 +66,13 @@ def load_review_table(
     columns = columns or ReviewColumns()
     bad_lines = bad_lines or BadLines()
     if scale is not None:  # the given scale wins over a scale column
-        _check_scale(scale)
+        check_scale(scale)
         columns = columns.model_copy(update={"scale": None})
     names, raw_rows = _read(path, bad_lines)
     _require_columns(path, columns, names)
     rows = [row for line, raw in raw_rows if (row := _parse(path, line, raw, columns, bad_lines))]
     if scale is None and columns.scale is None:
-        scale = _default_scale(path, columns, rows)
+        scale = default_scale(path, [row.rating for row in rows], columns.rating)
     reviews = [review for row in rows if (review := _review(path, row, row.scale or scale, columns, bad_lines))]
     if not reviews:
         raise InputError(path, f"no usable rows ({bad_lines.skipped} bad lines skipped)")
@@ -87,7 +88,8 @@ def parse_scale(text: str) -> Scale | None:
     return (low, high) if low < high else None
 
 
-def _check_scale(scale: Scale) -> None:
+def check_scale(scale: Scale) -> None:
+    """Refuse a scale whose low end is not below its high end."""
     low, high = scale
     if not low < high:
         raise SynthError(f"rating scale {low:g}-{high:g}: the low end must be below the high end")
@@ -141,19 +143,19 @@ def _require_columns(path: Path, columns: ReviewColumns, names: list[str]) -> No
 
 def _parse(path: Path, line: int, raw: dict[str, Any], columns: ReviewColumns, bad_lines: BadLines) -> _Row | None:
     """The row's fields, or None after reporting the first problem to `bad_lines`."""
-    values = {field: _text(raw.get(getattr(columns, field))) for field in ("user", "item", "text")}
+    values = {field: cell_text(raw.get(getattr(columns, field))) for field in ("user", "item", "text")}
     for field, value in values.items():
         if not value:
             bad_lines.report(InputError(path, f"empty {field}", line=line, field=getattr(columns, field)))
             return None
-    rating = _number(raw.get(columns.rating))
+    rating = cell_number(raw.get(columns.rating))
     if rating is None:
         message = f"rating is not a number: {raw.get(columns.rating)!r}"
         bad_lines.report(InputError(path, message, line=line, field=columns.rating))
         return None
     row_scale = None
     if columns.scale is not None:
-        row_scale = parse_scale(_text(raw.get(columns.scale)))
+        row_scale = parse_scale(cell_text(raw.get(columns.scale)))
         if row_scale is None:
             message = f"scale {raw.get(columns.scale)!r} is not LOW-HIGH (e.g. '1-10' or '0.5-5')"
             bad_lines.report(InputError(path, message, line=line, field=columns.scale))
@@ -161,7 +163,7 @@ def _parse(path: Path, line: int, raw: dict[str, Any], columns: ReviewColumns, b
     return _Row(line, values["user"], values["item"], rating, values["text"], row_scale)
 
 
-def _text(value: Any) -> str:
+def cell_text(value: Any) -> str:
     """A cell as stripped text; None and NaN are empty; 12.0 (an id read as float) is '12'."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -170,7 +172,8 @@ def _text(value: Any) -> str:
     return str(value).strip()
 
 
-def _number(value: Any) -> float | None:
+def cell_number(value: Any) -> float | None:
+    """A cell as a finite number, or None (text that is not a number, NaN, infinity, a boolean)."""
     if isinstance(value, bool):
         return None
     try:
@@ -180,16 +183,15 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _default_scale(path: Path, columns: ReviewColumns, rows: list[_Row]) -> Scale:
-    """1-10 when every rating fits it (logged at INFO); otherwise the user must say."""
-    ratings = [row.rating for row in rows]
+def default_scale(path: object, ratings: Sequence[float], field: str) -> Scale:
+    """1-10 when every rating fits it (logged at INFO); otherwise an InputError on `field` asking for the scale."""
     low, high = DEFAULT_SCALE
     if ratings and not low <= min(ratings) <= max(ratings) <= high:
         message = (
             f"ratings run from {min(ratings):g} to {max(ratings):g}, outside the assumed 1-10 scale: "
             "give the scale with --rating-scale LOW-HIGH (e.g. 0.5-5) or name a scale column"
         )
-        raise InputError(path, message, field=columns.rating)
+        raise InputError(path, message, field=field)
     log.info("%s: no rating scale given; assuming 1-10 (every rating fits it)", path)
     return DEFAULT_SCALE
 

@@ -12,6 +12,7 @@ from synth.data.bad_lines import BadLines
 from synth.data.demo import demo_path
 from synth.data.movielens import MovieLens, load_movielens
 from synth.data.paths import shared_data_root
+from synth.data.ratings_table import RatingsTable, read_movielens_ratings, read_ratings_file
 from synth.data.review_table import load_review_table, parse_scale
 from synth.data.rt_critics import load_rt_critics
 from synth.data.tables import load_catalog
@@ -27,8 +28,9 @@ TAGS_PER_MOVIE = 5
 class SourceData:
     catalog: dict[str, Item]
     reviews: list[Review] = field(default_factory=list)
-    ratings: pd.DataFrame | None = None
+    ratings: pd.DataFrame | None = None  # GoRecDial's movie sets
     counts: dict[str, int] = field(default_factory=dict)
+    ratings_table: RatingsTable | None = None  # PEARL personas from ratings (MovieLens, --ratings)
 
 
 def movie_knowledge(movies: dict[str, Item], tags: pd.DataFrame, reviews: list[Review]) -> dict[str, Item]:
@@ -54,8 +56,12 @@ def movie_knowledge(movies: dict[str, Item], tags: pd.DataFrame, reviews: list[R
     return described
 
 
+def _movielens_path(path: Path | None) -> Path:
+    return path or shared_data_root() / MOVIELENS_DEFAULT
+
+
 def _movielens(path: Path | None) -> MovieLens:
-    return load_movielens(path or shared_data_root() / MOVIELENS_DEFAULT)
+    return load_movielens(_movielens_path(path))
 
 
 def load_movielens_rt(movielens_path: Path | None, rt_path: Path | None, bad_lines: BadLines) -> SourceData:
@@ -82,15 +88,43 @@ def load_movielens_only(movielens_path: Path | None) -> SourceData:
     return SourceData(movies, [], movielens.ratings, {"movies": len(movies), "ratings": len(movielens.ratings)})
 
 
+def load_movielens_personas(movielens_path: Path | None, bad_lines: BadLines) -> SourceData:
+    """MovieLens users as seekers (PEARL): their ratings and tags, streamed; movies described by genres and tags."""
+    path = _movielens_path(movielens_path)
+    movielens = load_movielens(path, ratings=False)
+    table = read_movielens_ratings(path, bad_lines=bad_lines)
+    movies = movie_knowledge(movielens.movies, movielens.tags, [])
+    _require_known_items(table, movies, path)
+    return SourceData(movies, counts={"movies": len(movies), "ratings": len(table)}, ratings_table=table)
+
+
+def load_rating_files(catalog_path: Path, ratings_path: Path, rating_scale: str | None, bad_lines: BadLines) -> SourceData:
+    """A user's own catalog and ratings table (user, item, rating, optional tags)."""
+    catalog = load_catalog(catalog_path)
+    table = read_ratings_file(ratings_path, scale=_scale(rating_scale), bad_lines=bad_lines)
+    _require_known_items(table, catalog, ratings_path)
+    return SourceData(catalog, counts={"ratings": len(table)}, ratings_table=table)
+
+
+def _require_known_items(table: RatingsTable, catalog: dict[str, Item], path: Path) -> None:
+    unknown = sorted(set(table.item_ids) - set(catalog))
+    if unknown:
+        raise InputError(path, f"{len(unknown)} item ids are not in the catalog, e.g. '{unknown[0]}'", field="item")
+
+
+def _scale(rating_scale: str | None) -> tuple[float, float] | None:
+    if rating_scale is None:
+        return None
+    scale = parse_scale(rating_scale)
+    if scale is None:
+        raise SynthError(f"--rating-scale {rating_scale!r}: expected LOW-HIGH, e.g. 1-10 or 0.5-5")
+    return scale
+
+
 def load_files(catalog_path: Path, reviews_path: Path, rating_scale: str | None, bad_lines: BadLines) -> SourceData:
     """A user's own catalog and review table; every review must name a catalog item."""
     catalog = load_catalog(catalog_path)
-    scale = None
-    if rating_scale is not None:
-        scale = parse_scale(rating_scale)
-        if scale is None:
-            raise SynthError(f"--rating-scale {rating_scale!r}: expected LOW-HIGH, e.g. 1-10 or 0.5-5")
-    reviews = load_review_table(reviews_path, scale=scale, bad_lines=bad_lines)
+    reviews = load_review_table(reviews_path, scale=_scale(rating_scale), bad_lines=bad_lines)
     unknown = sorted({r.item for r in reviews} - set(catalog))
     if unknown:
         raise InputError(reviews_path, f"{len(unknown)} item ids are not in {catalog_path}, e.g. '{unknown[0]}'", field="item")

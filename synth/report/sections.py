@@ -10,10 +10,10 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from synth.analysis.stats.corpus import Corpus
-from synth.analysis.stats.measures import Encoder
+from synth.analysis.stats.measures import DatasetStats, Encoder
 from synth.analysis.stats.plots import pyplot, save_figure, write_plots
 from synth.analysis.stats.run import collect_stats
-from synth.analysis.stats.table import cell, similarity_caption, stat_rows
+from synth.analysis.stats.table import DIVERSITY_ROWS, Row, cell, diversity_caption, similarity_caption, stat_rows
 from synth.runs.filtering import FilterReport, FilterRow
 
 PLOT_TITLES = {
@@ -39,6 +39,7 @@ class Table(BaseModel):
 class StatsSection(BaseModel):
     table: Table
     plots: list[Plot]
+    diversity: Table  # distinct users, targets and pairs, near-duplicates, self-BLEU, equal-size Dist-n, coverage
 
 
 class FilterSection(BaseModel):
@@ -61,13 +62,21 @@ def png_uri(path: Path) -> Plot:
 
 
 def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0) -> StatsSection:
-    """The statistics table of #7 (the run first, then the compared datasets) and its plots."""
+    """The statistics table of #7 (the run first, then the compared datasets), its plots, and the diversity
+    table of #25."""
     all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder)
-    rows = [(label, [cell(value(s), spec) for s in all_stats]) for label, spec, value in stat_rows(all_stats)]
     with tempfile.TemporaryDirectory() as folder:
         plots = [png_uri(path) for path in write_plots(Path(folder), all_stats, profiles)]
-    table = Table(columns=[s.name for s in all_stats], rows=rows, caption=similarity_caption(all_stats))
-    return StatsSection(table=table, plots=plots)
+    return StatsSection(
+        table=_table(all_stats, stat_rows(all_stats), similarity_caption(all_stats)),
+        plots=plots,
+        diversity=_table(all_stats, DIVERSITY_ROWS, diversity_caption(all_stats)),
+    )
+
+
+def _table(all_stats: list[DatasetStats], rows: list[Row], caption: str | None) -> Table:
+    cells = [(label, [cell(value(s), spec) for s in all_stats]) for label, spec, value in rows]
+    return Table(columns=[s.name for s in all_stats], rows=cells, caption=caption)
 
 
 def filter_section(report: FilterReport) -> FilterSection:

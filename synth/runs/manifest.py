@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, model_serializer
 
-from synth.config import NON_SEMANTIC_FIELDS, GenerateConfig
+from synth.config import ADDED_FIELDS, NON_SEMANTIC_FIELDS, GenerateConfig
 from synth.data.readers import validate
 from synth.errors import InputError, SynthError
 from synth.redaction import redact_url
@@ -225,6 +225,7 @@ def check_same_run(manifest_path: Path, config: GenerateConfig) -> None:
         return
     ours = config.model_dump(mode="json", exclude=NON_SEMANTIC_FIELDS)
     theirs = earlier.config
+    theirs = {**ADDED_FIELDS, **theirs}  # an older run played the added settings at their earlier values
     changed = sorted(k for k in ours if k != "base_url" and theirs.get(k) != ours[k])
     detail = ", ".join(f"{k}: {theirs.get(k)!r} -> {ours[k]!r}" for k in changed[:5]) or "prompts or settings"
     raise SynthError(

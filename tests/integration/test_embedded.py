@@ -218,3 +218,17 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
         assert pair["games"]["llm"][expert]["games"] == 1 and pair["games"]["retrieval"][expert]["games"] == games
     assert pair["llm_usage"]["calls"] >= 2 and pair["llm_usage"]["completion_tokens"] > 0
     assert "Goal (LLM seeker)" in result.stdout
+
+
+def test_movielens_rating_personas_play_with_the_embedded_model(tmp_path):
+    """`--source movielens`: seekers made of MovieLens users' ratings and tags, played by the real model."""
+    generate_smollm(tmp_path, "--source", "movielens", "--n", "1", "--max-utterances", "4")
+    [record] = read_records(tmp_path)
+    assert not record.errors, record.errors
+    assert record.persona.target.text == "" and record.persona.target.stars.endswith("/5")
+    assert record.generation.model == "smollm2-135m" and record.generation.sampling["temperature"] == 0.7
+    recommended = [t for t in record.turns if t.recommended_item]
+    assert recommended, "no recommendation was made"
+    assert all(t.recommended_item in {c.item_id for c in t.candidates} for t in recommended)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["counts"]["distinct_user_target_pairs"] == 1 and manifest["counts"]["available_pairs"] == 48580

@@ -36,9 +36,10 @@ def refusing_in_one_phrase(messages: list[dict[str, str]], schema: dict | None) 
 
 @pytest.fixture(scope="package")
 def repetitive_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished 20-dialogue scripted run (seed 3) in which the basic filters drop every dialogue whose seeker
-    refused twice (the repetition filter) and keep the others (most are dropped). Read it; do not change it."""
+    """A finished 20-dialogue scripted run (seed 7) in which the basic filters drop every dialogue whose seeker
+    refused twice (the repetition filter) or nearly repeats an earlier kept one (dedup), and keep the others (2
+    of 20). Read it; do not change it."""
     folder = tmp_path_factory.mktemp("repetitive-run")
-    config = GenerateConfig(n=20, seed=3, progress=False)
+    config = GenerateConfig(n=20, seed=7, progress=False)
     asyncio.run(generate(config, folder, backend=ScriptedBackend(refusing_in_one_phrase, keep_calls=False)))
     return folder

@@ -67,7 +67,7 @@ def test_skip_bad_lines_counts_instead_of_failing(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     warning, error = [line for line in result.stderr.splitlines() if line.strip()]
     assert warning.startswith("WARNING") and "skipped" in warning and "reviews.jsonl, line 2" in warning
-    assert error.startswith("error: no user has a review scored")
+    assert error.startswith("error: no user has a review or rating scored")
 
 
 def test_bad_option_value(tmp_path):
@@ -97,3 +97,15 @@ def test_ray_without_the_extra_says_how_to_install_it(monkeypatch):
     with pytest.raises(SynthError, match=r"pip install 'synth-crs\[ray\]'") as raised:
         connect("auto")
     assert str(raised.value) == RAY_HINT
+
+
+def test_a_bad_ratings_file_names_file_line_and_field_and_skipping_counts_it(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    rows = [f"u{u},m00{i},{4.5 if i < 4 else 1}" for u in (1, 2) for i in range(1, 6)]
+    ratings.write_text("user,item,rating\n" + "\n".join(rows[:4] + ["u1,m001,7.5"] + rows[4:]) + "\n")
+    args = ("generate", "--n", "2", "--out", str(tmp_path / "out"), "--catalog", str(demo_path("catalog.jsonl")),
+            "--ratings", str(ratings), "--rating-scale", "0.5-5", "--model", str(tmp_path / "gone.gguf"))
+    assert_clean_error(run_synth(*args), "ratings.csv", "line 6", "rating 7.5 is outside 0.5-5", "rating")
+    skipped = run_synth(*args, "--skip-bad-lines")  # the bad line counted: the plan goes on to the model
+    assert "model file not found" in skipped.stderr and "line 6" in skipped.stderr
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["counts"]["bad_lines_skipped"] == 1

@@ -26,7 +26,7 @@ from synth.runs.manifest import Counts, Manifest, Tokens
 # Options of `synth generate` that say how or where to run, not which dialogues: no GenerateConfig field.
 GENERATE_RUN_OPTIONS = {
     "out", "ray", "ray_workers", "ray_shards", "ray_gpus_per_worker", "dry_run", "dry_run_sample", "setting", "config",
-    "overwrite",
+    "overwrite", "plan", "as_json", "coverage_of",
 }
 FILTER_RUN_OPTIONS = {
     "source", "out", "input_format", "setting", "config", "overwrite", "progress", "as_json", "ray", "ray_workers",

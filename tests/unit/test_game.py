@@ -4,7 +4,7 @@ import pytest
 
 from synth.game import GameRules, select_candidates
 from synth.llm.scripted import ScriptedBackend, rule_following_script
-from synth.personas import make_game_specs
+from synth.personas import ReviewIndex, make_game_specs
 from synth.prompting import PromptSet
 from synth.records import RECORD_SCHEMA_VERSION, UNVERSIONED, DialogueRecord, Item, Persona, Review
 from synth.retrievers.bm25 import BM25Retriever
@@ -15,7 +15,7 @@ from tests.helpers import avoid_target, make_game, play
 
 @pytest.fixture
 def specs(catalog, reviews):
-    return make_game_specs(reviews, catalog, n=6, seed=7)[0]
+    return make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=6, seed=7)[0]
 
 
 def recommended(record):

@@ -43,7 +43,7 @@ def sometimes_fooled(messages: list[dict[str, str]], schema: dict | None) -> str
 def produce(root: Path) -> dict[str, Path]:
     """Every golden output, written under `root`: name in the golden folder -> file."""
     pearl, gorecdial, filtered = root / "pearl-run", root / "gorecdial-run", root / "filtered"
-    asyncio.run(generate(GenerateConfig(n=8, seed=3, progress=False), pearl,
+    asyncio.run(generate(GenerateConfig(n=8, seed=4, progress=False), pearl,
                          backend=ScriptedBackend(sometimes_fooled)))
     asyncio.run(generate(GenerateConfig(mode="gorecdial", n=3, seed=5, progress=False), gorecdial,
                          backend=ScriptedBackend(first_candidate_script)))

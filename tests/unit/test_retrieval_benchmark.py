@@ -13,7 +13,7 @@ from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.paths import shared_data_root
 from synth.data.redial import load_redial
 from synth.data.title_match import TitleMatcher, title_key
-from synth.personas import make_game_specs
+from synth.personas import ReviewIndex, make_game_specs
 from synth.records import Item
 from tests.helpers import avoid_target, make_game, play
 
@@ -76,7 +76,7 @@ def test_redial_test_split_gives_thousands_of_cases():
 
 
 def test_synth_cases_follow_the_game(catalog, reviews):
-    spec = make_game_specs(reviews, catalog, n=1, seed=7)[0][0]
+    spec = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=1, seed=7)[0][0]
     game, _ = make_game(catalog, reviews, avoid_target(spec.target.display))  # scripted: five recommendations
     record = play(game, spec)
     cases, report = synth_cases([record])

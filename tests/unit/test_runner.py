@@ -6,7 +6,7 @@ import pytest
 from synth.config import GenerateConfig
 from synth.errors import SynthError
 from synth.llm.scripted import ScriptedBackend, rule_following_script
-from synth.personas import make_game_specs
+from synth.personas import ReviewIndex, make_game_specs
 from synth.runner import generate
 from synth.runs.manifest import SCHEMA_VERSION, read_manifest
 from tests.helpers import comparable, read_records
@@ -32,7 +32,7 @@ def test_writes_records_and_manifest(tmp_path):
 
 
 def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
-    spec = make_game_specs(reviews, catalog, n=1, seed=2)[0][0]
+    spec = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=1, seed=2)[0][0]
     marker = spec.persona.general[0].text
 
     def fails_for_first_persona(messages, schema):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from synth.analysis.metrics.similarity import sample_indices
 from synth.data.dialogues import Dialogue, DialogueTurn
+from synth.data.paths import shared_dataset
 from synth.data.readers import read_lines
 from synth.datasets import detect_format, load_dialogues
 from synth.records import DialogueRecord
@@ -63,10 +64,18 @@ def parse_spec(spec: str) -> tuple[str | None, Path]:
     return None, Path(spec)
 
 
-def load_corpus(spec: str, format: str | None = None, *, sample: int | None = None, seed: int = 0) -> Corpus:
-    """The dataset at `spec` ('LABEL=PATH' or 'PATH'), its format detected unless given; with `sample`, a
-    seeded subset of that many dialogues (the same seed gives the same subset)."""
+def resolve_spec(spec: str) -> tuple[str | None, Path]:
+    """As `parse_spec`, and a shared set's name (e.g. 'redial-test', synth.data.paths) read as its file, with
+    the name as its label."""
     label, path = parse_spec(spec)
+    shared = None if path.exists() else shared_dataset(str(path))
+    return (label or str(path), shared) if shared is not None else (label, path)
+
+
+def load_corpus(spec: str, format: str | None = None, *, sample: int | None = None, seed: int = 0) -> Corpus:
+    """The dataset at `spec` ('LABEL=PATH', 'PATH' or a shared set's name), its format detected unless given;
+    with `sample`, a seeded subset of that many dialogues (the same seed gives the same subset)."""
+    label, path = resolve_spec(spec)
     name = format or detect_format(path)
     stem = path.name if path.is_dir() else path.stem
     if name == "synth":

@@ -13,11 +13,11 @@ from pydantic import BaseModel
 from synth.analysis.metrics.similarity import mean_pairwise_cosine, sample_indices
 from synth.analysis.metrics.text import DistinctNgrams, distinct_count, words
 from synth.analysis.stats.corpus import Corpus, utterance_text
+from synth.analysis.stats.diversity import DIST_N, Diversity
 from synth.data.dialogues import Dialogue
 from synth.records import DialogueRecord
 
 SPECIFICITY_N = (2, 3, 4)
-DIST_N = (1, 2, 3, 4)
 UNMARKED_ITEMS = {"pearl"}  # formats whose utterances carry no item annotations
 
 
@@ -62,15 +62,18 @@ class DatasetStats(BaseModel):
     similarity: Similarity | None
     dist: dict[str, float]
     generation: GenerationStats | None = None
+    diversity: Diversity | None = None  # measured beside the other datasets (synth.analysis.stats.diversity)
 
 
 @dataclass
 class Profile:
-    """What the plots need, kept per utterance and per dialogue as plain numbers."""
+    """What the plots and the equal-size diversity measures need, kept per utterance and per dialogue as plain
+    numbers."""
 
     seeker_lengths: list[int] = field(default_factory=list)  # words per seeker utterance
     recommender_lengths: list[int] = field(default_factory=list)
     turns_to_goal: list[int] = field(default_factory=list)  # synth runs: accepted dialogues
+    dialogue_words: list[int] = field(default_factory=list)  # words per dialogue, both roles
 
 
 class _Tally:
@@ -88,10 +91,11 @@ class _Tally:
         self.records = _RecordTally()
 
     def add(self, dialogue: Dialogue, record: DialogueRecord | None) -> None:
-        seeker_texts = []
+        seeker_texts, dialogue_words = [], 0
         for turn in dialogue.turns:
             text = utterance_text(dialogue, turn)
             tokens = words(text)
+            dialogue_words += len(tokens)
             for counter in self.dist.values():
                 counter.add(tokens)
             if turn.role == "seeker":
@@ -100,6 +104,7 @@ class _Tally:
             else:
                 self.profile.recommender_lengths.append(len(tokens))
             self.items.update(turn.items)
+        self.profile.dialogue_words.append(dialogue_words)
         seeker_side = " ".join(seeker_texts)
         document = words(seeker_side)
         for n in SPECIFICITY_N:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from synth.analysis.stats.corpus import Corpus, load_corpus
+from synth.analysis.stats.diversity import SELF_BLEU_SAMPLE, measure_diversity
 from synth.analysis.stats.measures import DatasetStats, Encoder, Profile, measure
 from synth.errors import SynthError
 
@@ -33,12 +34,22 @@ def open_corpora(specs: list[str], format: str | None = None, *, sample: int | N
 
 
 def collect_stats(
-    corpora: list[Corpus], *, seed: int = 0, encoder: Encoder | None = None, similarity_sample: int = 500
+    corpora: list[Corpus],
+    *,
+    seed: int = 0,
+    encoder: Encoder | None = None,
+    similarity_sample: int = 500,
+    self_bleu_sample: int = SELF_BLEU_SAMPLE,
 ) -> tuple[list[DatasetStats], list[Profile]]:
-    """Statistics and profiles of every opened dataset, in order."""
+    """Statistics and profiles of every opened dataset, in order, with their diversity measured side by side
+    (self-BLEU and Dist-n at the same size in each)."""
     all_stats, profiles = [], []
     for corpus in corpora:
         stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed)
         all_stats.append(stats)
         profiles.append(found)
+    words, dist = [found.dialogue_words for found in profiles], [stats.dist for stats in all_stats]
+    diversities = measure_diversity(corpora, words, dist, seed=seed, self_bleu_sample=self_bleu_sample)
+    for stats, diversity in zip(all_stats, diversities):
+        stats.diversity = diversity
     return all_stats, profiles

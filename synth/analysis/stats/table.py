@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.table import Table
 
+from synth.analysis.stats.diversity import COVERAGE_OF
 from synth.analysis.stats.measures import DIST_N, SPECIFICITY_N, DatasetStats
 
 Row = tuple[str, str, Callable[[DatasetStats], object]]  # label, number format, value
@@ -33,6 +34,28 @@ ROWS: list[Row] = [
 ]
 SYNTH_ONLY = 5  # the last rows describe generation
 
+DIVERSITY_ROWS: list[Row] = [
+    ("distinct users", ",", lambda s: s.distinct_users),
+    ("distinct targets", ",", lambda s: s.diversity and s.diversity.distinct_targets),
+    ("distinct (user, target) pairs", ",", lambda s: s.diversity and s.diversity.distinct_user_target_pairs),
+    ("near-duplicate dialogues", ".1%", lambda s: s.diversity and _near_duplicates(s)),
+    ("self-BLEU-4 (0-100)", ".1f", lambda s: s.diversity and s.diversity.self_bleu),
+    *[(f"Dist-{n} at equal size", ".3f", lambda s, n=n: s.diversity and s.diversity.dist_equal_size[str(n)])
+      for n in DIST_N],
+    *[(f"target coverage of {name}", ".1%", lambda s, name=name: s.diversity and _coverage(s, name))
+      for name in COVERAGE_OF],
+]
+
+
+def _near_duplicates(stats: DatasetStats) -> str:
+    found = stats.diversity
+    return f"{found.near_duplicate_rate:.1%} ({found.near_duplicates:,})"
+
+
+def _coverage(stats: DatasetStats, name: str) -> str | None:
+    found = stats.diversity.target_coverage.get(name)
+    return found and f"{found.share:.1%} ({found.covered:,} of {found.total:,})"
+
 
 def cell(value: object, spec: str) -> str:
     if value is None:
@@ -47,20 +70,44 @@ def stat_rows(all_stats: list[DatasetStats]) -> list[Row]:
 
 def stats_table(all_stats: list[DatasetStats]) -> Table:
     """A rich table of the statistics, a column per dataset."""
-    table = Table(title="dataset statistics", title_justify="left")
-    table.add_column("statistic", no_wrap=True)
-    for stats in all_stats:
-        table.add_column(stats.name, justify="right")
-    for label, spec, value in stat_rows(all_stats):
-        table.add_row(label, *(cell(value(s), spec) for s in all_stats))
-    table.caption = similarity_caption(all_stats)
-    return table
+    caption = similarity_caption(all_stats)
+    return _rich_table("dataset statistics", "statistic", stat_rows(all_stats), all_stats, caption)
 
 
 def similarity_caption(all_stats: list[DatasetStats]) -> str | None:
     """What the similarity row measures, naming the embedding models; None when no dataset has it."""
     models = sorted({s.similarity.model for s in all_stats if s.similarity})
     return f"similarity: mean cosine of seeker-side embeddings ({', '.join(models)})" if models else None
+
+
+def diversity_table(all_stats: list[DatasetStats]) -> Table:
+    """A rich table of the diversity measures, a column per dataset."""
+    return _rich_table("diversity", "measure", DIVERSITY_ROWS, all_stats, diversity_caption(all_stats))
+
+
+def _rich_table(title: str, first: str, rows: list[Row], all_stats: list[DatasetStats], caption: str | None) -> Table:
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    table.add_column(first, no_wrap=True)
+    for stats in all_stats:
+        table.add_column(stats.name, justify="right")
+    for label, spec, value in rows:
+        table.add_row(label, *(cell(value(s), spec) for s in all_stats))
+    return table
+
+
+def diversity_caption(all_stats: list[DatasetStats]) -> str | None:
+    """The sizes the diversity measures were taken at, and why a coverage is missing."""
+    measured = [s.diversity for s in all_stats if s.diversity]
+    if not measured:
+        return None
+    first = measured[0]
+    lines = [
+        f"self-BLEU: each of {first.self_bleu_dialogues:,} seeded dialogues against the others (sacrebleu); "
+        f"Dist-n at equal size: {first.equal_size_words:,} words of seeded whole dialogues in each dataset; "
+        "near-duplicates: MinHash LSH over word shingles; –: does not apply (human sets have no planned targets)"
+    ]
+    lines += sorted({f"target coverage –: {d.coverage_note}" for d in measured if d.coverage_note})
+    return "\n".join(lines)
 
 
 def markdown_table(all_stats: list[DatasetStats]) -> str:
