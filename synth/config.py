@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from synth.errors import SynthError
 
 BackendName = Literal["llamacpp", "llamacpp-serial", "openai", "vllm"]
+Strategy = Literal["human", "pearl", "free"]
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
@@ -27,7 +28,9 @@ NON_SEMANTIC_FIELDS = {
 }
 # Settings added after runs were first written, with the values that play as synth did before them: at those
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
-ADDED_FIELDS: dict[str, object] = {"ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False}
+ADDED_FIELDS: dict[str, object] = {
+    "ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False, "strategy": "pearl",
+}
 
 
 class SetRules(BaseModel):
@@ -100,8 +103,13 @@ class GenerateConfig(BackendConfig):
         False, description="condense each seeker's likes and dislikes into a few sentences with the LLM (cached)"
     )
     # game
+    strategy: Strategy = Field(
+        "human", description="who decides each turn's move: 'human' a plan drawn from IARD's annotated ReDial "
+        "dialogues (docs/generation.md#strategy), 'pearl' ask once then recommend every turn (synth before #26), "
+        "'free' the recommender itself",
+    )
     max_utterances: int | None = Field(None, ge=2, description="turn cap after the seed exchange (12 pearl, 20 gorecdial)")
-    ask_turns: int = Field(1, ge=0, description="recommender turns that ask before the first recommendation")
+    ask_turns: int = Field(1, ge=0, description="recommender turns that ask before the first recommendation (pearl)")
     k_schedule: list[int] = Field(default_factory=lambda: [3, 3, 3, 2, 1, 1])
     force_target_from: int = Field(3, ge=1, description="recommendation turn from which the target is a candidate")
     max_format_retries: int = Field(3, ge=0)

@@ -5,21 +5,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from synth.config import Strategy
 from synth.personas import GameSpec, ReviewIndex
 from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Item, Outcome, ScoredItem, Turn
+from synth.replies import ReplyFormatError
 from synth.retrievers.base import Retriever
 from synth.simulators import Recommender, Sampling, Seeker, Usage
-from synth.turns import RecordMoves, Role, Unfinished, play_turns, transcript
+from synth.strategy.model import StrategyModel, recommends
+from synth.strategy.plans import DialoguePlan, asks_first
+from synth.turns import GREETING_ONLY, SEED_EXCHANGE, SEED_STRIDE, RecordMoves, Role, Unfinished, play_turns, transcript
 
 
 @dataclass(frozen=True)
 class GameRules:
-    """How a dialogue unfolds; the defaults follow PEARL."""
+    """How a dialogue unfolds; the defaults follow PEARL. `strategy` says who decides each turn's move: a
+    plan drawn from people's dialogues (human), PEARL's fixed course (pearl: ask `ask_turns` times, then
+    recommend at every turn) or the recommender itself (free)."""
 
     max_utterances: int = 12  # after the seed exchange
-    ask_turns: int = 1  # recommender turns that only ask before recommending
+    ask_turns: int = 1  # recommender turns that only ask before recommending (pearl)
     k_schedule: tuple[int, ...] = (3, 3, 3, 2, 1, 1)  # candidates per recommendation turn
     force_target_from: int = 3  # the target is a candidate from this recommendation turn on
+    strategy: Strategy = "pearl"
+
+    def script(self) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open."""
+        return GREETING_ONLY if self.strategy == "human" else SEED_EXCHANGE
+
+    def last_offer(self, step: int) -> bool:
+        """Whether a recommender turn at `step` is its last one before the cap. Outside PEARL's fixed course
+        (where the last turn is the fifth recommendation, the target alone) it offers the target alone too."""
+        return self.strategy != "pearl" and step >= self.max_utterances - 2
 
     def k_for(self, recommendation: int) -> int:
         """Number of candidates on the given (0-based) recommendation turn."""
@@ -45,9 +61,13 @@ class GameRules:
 
 
 def select_candidates(
-    retriever: Retriever, query: str, pool: set[str], target_id: str, recommendation: int, rules: GameRules
+    retriever: Retriever, query: str, pool: set[str], target_id: str, recommendation: int, rules: GameRules,
+    *, last_offer: bool = False,
 ) -> list[ScoredItem]:
-    """Top-k of the pool for this turn, with the target forced in from `force_target_from` on."""
+    """Top-k of the pool for this turn, with the target forced in from `force_target_from` on, and the target
+    alone on the `last_offer`."""
+    if last_offer and target_id in pool:
+        return retriever.search(query, {target_id}, 1)
     k = rules.k_for(recommendation)
     found = retriever.search(query, pool, k)
     forced = recommendation + 1 >= rules.force_target_from and target_id in pool
@@ -68,10 +88,12 @@ class PearlGame:
         recommender: Recommender,
         rules: GameRules,
         sampling: Sampling,
+        strategy: StrategyModel | None = None,
     ):
+        """`strategy` is the model the plans are drawn from (rules.strategy 'human')."""
         self.catalog, self.reviews, self.retriever = catalog, reviews, retriever
         self.seeker, self.recommender = seeker, recommender
-        self.rules, self.sampling = rules, sampling
+        self.rules, self.sampling, self.strategy = rules, sampling, strategy
 
     def initial_pool(self, spec: GameSpec) -> set[str]:
         """Every catalog item except those the seeker's general taste already names."""
@@ -81,7 +103,9 @@ class PearlGame:
         """One dialogue as a record; a failure ends it as 'error' with the reason in `errors`."""
         usage = Usage()
         moves = _PearlMoves(self, spec, usage)
-        ending = await play_turns(moves, seed=spec.seed, max_utterances=self.rules.max_utterances)
+        ending = await play_turns(
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script()
+        )
         return DialogueRecord(
             schema_version=RECORD_SCHEMA_VERSION,
             id=spec.id,
@@ -105,15 +129,19 @@ class _PearlMoves(RecordMoves):
         super().__init__()
         self.game, self.spec, self.usage = game, spec, usage
         self.pool = game.initial_pool(spec)
-        self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog)
-        self.recommender_system = game.recommender.system_prompt()
+        self.plan = DialoguePlan(game.strategy, spec.seed) if game.rules.strategy == "human" and game.strategy else None
+        self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog, planned=self.plan is not None)
+        self.recommender_system = game.recommender.system_prompt(planned=self.plan is not None)
         self.scripted = 0
         self.recommender_turns = 0
-        self.last_recommended: Item | None = None
+        self.last_recommended: Item | None = None  # the suggestion the seeker answers next
+        self.asked_about = False  # the seeker asked about it and waits for the answer
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
         self.scripted = len(script)
+        if self.plan is not None:
+            self.plan.opened(script)
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""
@@ -123,33 +151,72 @@ class _PearlMoves(RecordMoves):
         """The seeker speaks; returns the outcome when this turn ends the dialogue."""
         game, spec = self.game, self.spec
         recommended = self.last_recommended
+        plan = None
+        if self.plan is not None:
+            may_ask = recommended is not None and not self.asked_about and step + 2 < game.rules.max_utterances
+            is_target = recommended is not None and recommended.id == spec.target.id
+            plan = self.plan.seeker(seed, suggestion=recommended is not None, target=is_target, may_ask=may_ask)
         opinion = game.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
         reply = await game.seeker.reply(
             self.seeker_system, transcript(self.turns), target=spec.target, recommended=recommended, opinion=opinion,
-            seed=seed, usage=self.usage,
+            seed=seed, usage=self.usage, plan=plan,
         )
-        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept))
-        self.last_recommended = None
-        return game.rules.outcome(recommended, spec.target, bool(reply.accept), step, self.recommendations)
+        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan))
+        if recommended is not None and plan is not None and asks_first(plan):
+            self.asked_about = True
+            return None
+        self.last_recommended, self.asked_about = None, False
+        outcome = game.rules.outcome(recommended, spec.target, bool(reply.accept), step, self.recommendations)
+        if outcome is not None and outcome.accepted_target and self.plan is not None:
+            await self._goodbye(step + 1)
+        return outcome
 
     async def recommender_turn(self, step: int, seed: int) -> None:
-        """The recommender asks (first `ask_turns` turns) or recommends one retrieved candidate."""
+        """The recommender asks, answers or recommends one retrieved candidate, as the strategy says."""
         game = self.game
+        answering = self.asked_about
+        plan = None
+        if self.plan is not None:
+            plan = self.plan.recommender(
+                seed, answering=answering, can_recommend=bool(self.pool), must_recommend=game.rules.last_offer(step)
+            )
+            offer = recommends(plan.acts)
+        else:
+            offer = bool(self.pool) and (game.rules.strategy == "free" or self.recommender_turns >= game.rules.ask_turns)
         candidates: list[ScoredItem] | None = None
-        if self.recommender_turns >= game.rules.ask_turns and self.pool:
+        if offer:
             candidates = select_candidates(
-                game.retriever, self.query(), self.pool, self.spec.target.id, self.recommendations, game.rules
+                game.retriever, self.query(), self.pool, self.spec.target.id, self.recommendations, game.rules,
+                last_offer=game.rules.last_offer(step),
             )
         items = [game.catalog[c.item_id] for c in candidates] if candidates else None
         reply = await game.recommender.reply(
-            self.recommender_system, transcript(self.turns), candidates=items, seed=seed, usage=self.usage
+            self.recommender_system, transcript(self.turns), candidates=items, seed=seed, usage=self.usage, plan=plan,
+            about=self.last_recommended if answering else None, may_pass=game.rules.strategy == "free",
         )
         self.recommender_turns += 1
-        self.add_recommender_turn(reply, candidates=candidates)
+        self.add_recommender_turn(reply, candidates=candidates, plan=plan)
         if reply.item_id is not None:
             self.pool.discard(reply.item_id)
             self.recommendations += 1
             self.last_recommended = game.catalog[reply.item_id]
+            self.asked_about = False
+
+    async def _goodbye(self, step: int) -> None:
+        """The recommender's closing words after an accepted target, where the plan has one and the cap allows.
+        A reply that never parses only leaves them out: the dialogue is already won."""
+        assert self.plan is not None
+        seed = self.spec.seed + SEED_STRIDE * step
+        plan = self.plan.closing(seed) if step < self.game.rules.max_utterances else None
+        if plan is None:
+            return
+        try:
+            reply = await self.game.recommender.reply(
+                self.recommender_system, transcript(self.turns), candidates=None, seed=seed, usage=self.usage, plan=plan
+            )
+        except ReplyFormatError:
+            return
+        self.add_recommender_turn(reply, plan=plan)
 
     def unfinished(self, ended_by: Unfinished) -> Outcome:
         return Outcome(accepted_target=False, ended_by=ended_by, recommendations=self.recommendations)

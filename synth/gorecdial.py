@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from synth.config import Strategy
 from synth.movie_sets import MovieSet
-from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn
+from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn, TurnPlan
 from synth.replies import (
     END_MARKER,
+    NO_ITEM,
     THINK_MAX_CHARS,
     UTTERANCE_MAX_CHARS,
     RecommenderReply,
@@ -18,13 +20,16 @@ from synth.replies import (
     clean_utterance,
     extract_json,
     match_candidate,
+    names_no_item,
     parse_seeker,
     seeker_schema,
 )
 from synth.simulators import Line, Sampling, Simulator, Usage
-from synth.turns import RecordMoves, Unfinished, play_turns, transcript
+from synth.strategy.model import StrategyModel, recommends
+from synth.strategy.plans import DialoguePlan, asks_first
+from synth.strategy.wording import instruction, utterance_limit
+from synth.turns import GREETING_ONLY, SEED_EXCHANGE, RecordMoves, Role, Unfinished, play_turns, transcript
 
-NO_ITEM = "none"
 EXPERT_NAMES = {"seeker": "Seeker", "recommender": "Expert"}
 
 
@@ -42,6 +47,11 @@ class GoRecDialRules:
     max_utterances: int = 20  # after the seed exchange
     discount: float = 0.5  # reward kept per extra recommendation
     ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
+    strategy: Strategy = "pearl"  # human: each turn's move is planned (synth.strategy); see synth.game.GameRules
+
+    def script(self) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open."""
+        return GREETING_ONLY if self.strategy == "human" else SEED_EXCHANGE
 
     def may_recommend(self, step: int) -> bool:
         """Whether the expert may recommend at this step (its turns are the even steps)."""
@@ -71,28 +81,30 @@ class GoRecDialRules:
         return Outcome(accepted_target=False, ended_by=ended_by, recommendations=recommendations, score=0.0)
 
 
-def expert_schema(remaining: list[Item]) -> dict[str, Any]:
-    """Think, then an item (one remaining candidate, or "none" to only speak), then the utterance.
-    With no `remaining` candidates the expert can only speak."""
+def expert_schema(
+    remaining: list[Item], *, must_recommend: bool = False, max_chars: int = UTTERANCE_MAX_CHARS
+) -> dict[str, Any]:
+    """Think, then an item (one remaining candidate, or "none" to only speak unless it `must_recommend`), then
+    the utterance. With no `remaining` candidates the expert can only speak."""
     return {
         "type": "object",
         "properties": {
             "think": {"type": "string", "minLength": 1, "maxLength": THINK_MAX_CHARS},
-            "item": {"type": "string", "enum": [c.display for c in remaining] + [NO_ITEM]},
-            "utterance": {"type": "string", "minLength": 1, "maxLength": UTTERANCE_MAX_CHARS},
+            "item": {"type": "string", "enum": [c.display for c in remaining] + ([] if must_recommend and remaining else [NO_ITEM])},
+            "utterance": {"type": "string", "minLength": 1, "maxLength": max_chars},
         },
         "required": ["think", "item", "utterance"],
         "additionalProperties": False,
     }
 
 
-def parse_expert(text: str, remaining: list[Item]) -> RecommenderReply:
+def parse_expert(text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS) -> RecommenderReply:
     """An expert reply: item None means the expert only speaks this turn."""
     data = extract_json(text)
-    utterance = clean_utterance(data.get("utterance"))
+    utterance = clean_utterance(data.get("utterance"), max_chars)
     think = data.get("think") if isinstance(data.get("think"), str) else ""
     name = data.get("item")
-    if name is None or (isinstance(name, str) and name.strip().lower() in (NO_ITEM, "")):
+    if names_no_item(name):
         return RecommenderReply(think.strip(), utterance, None)
     item = match_candidate(name, remaining) if isinstance(name, str) else None
     if item is None:
@@ -114,12 +126,22 @@ class GoRecDialSeeker(Simulator):
         return self.prompts.render("gorecdial_seeker_system", movies=movies, end_marker=END_MARKER)
 
     async def reply(
-        self, system: str, transcript: list[Line], *, recommended: Item | None, seed: int, usage: Usage
+        self, system: str, transcript: list[Line], *, recommended: Item | None, seed: int, usage: Usage,
+        plan: TurnPlan | None = None,
     ) -> SeekerReply:
-        decides = recommended is not None
-        user = self.prompts.render("gorecdial_seeker_turn", transcript=transcript, recommended=recommended)
+        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first (the
+        decision itself stays the seeker's: the plan's accept or reject is left out)."""
+        asks = plan is not None and recommended is not None and asks_first(plan)
+        decides = recommended is not None and not asks
+        item = recommended.display if recommended else "it"
+        move = None if plan is None else instruction("seeker", plan, item=item, leave_out=("ACC", "REJ"))
+        limit = utterance_limit(plan, [recommended] if recommended else [])
+        user = self.prompts.render(
+            "gorecdial_seeker_turn", transcript=transcript, recommended=recommended, asks=asks, move=move
+        )
         return await self._ask(
-            system, user, seeker_schema(decides), lambda text: parse_seeker(text, decides=decides), seed=seed, usage=usage
+            system, user, seeker_schema(decides, max_chars=limit),
+            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage,
         )
 
 
@@ -130,11 +152,20 @@ class GoRecDialExpert(Simulator):
         return self.prompts.render("gorecdial_expert_system", candidates=candidates)
 
     async def reply(
-        self, system: str, transcript: list[Line], *, remaining: list[Item], seed: int, usage: Usage
+        self, system: str, transcript: list[Line], *, remaining: list[Item], seed: int, usage: Usage,
+        plan: TurnPlan | None = None, about: Item | None = None,
     ) -> RecommenderReply:
-        user = self.prompts.render("gorecdial_expert_turn", transcript=transcript, remaining=remaining)
+        """The expert's next message: one of `remaining` or only words; with a `plan`, its move decides which
+        (`about`: the candidate the seeker asked about)."""
+        must = plan is not None and bool(remaining)
+        move = None if plan is None else instruction("recommender", plan, item=about.display if about else "it")
+        limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
+        user = self.prompts.render(
+            "gorecdial_expert_turn", transcript=transcript, remaining=remaining, move=move, about=about
+        )
         return await self._ask(
-            system, user, expert_schema(remaining), lambda text: parse_expert(text, remaining), seed=seed, usage=usage
+            system, user, expert_schema(remaining, must_recommend=must, max_chars=limit),
+            lambda text: parse_expert(text, remaining, limit), seed=seed, usage=usage,
         )
 
 
@@ -148,14 +179,19 @@ class GoRecDialGamePlayer:
         expert: GoRecDialExpert,
         rules: GoRecDialRules,
         sampling: Sampling,
+        strategy: StrategyModel | None = None,
     ):
+        """`strategy` is the model the plans are drawn from (rules.strategy 'human')."""
         self.catalog, self.seeker, self.expert, self.rules, self.sampling = catalog, seeker, expert, rules, sampling
+        self.strategy = strategy
 
     async def play(self, spec: GoRecDialSpec) -> DialogueRecord:
         """One game as a record; a failure ends it as 'error' with the reason in `errors`."""
         usage = Usage()
-        moves = _GoRecDialMoves(self, spec.movie_set, usage)
-        ending = await play_turns(moves, seed=spec.seed, max_utterances=self.rules.max_utterances)
+        moves = _GoRecDialMoves(self, spec.movie_set, usage, spec.seed)
+        ending = await play_turns(
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script()
+        )
         movie_set = spec.movie_set
         return DialogueRecord(
             schema_version=RECORD_SCHEMA_VERSION,
@@ -183,7 +219,7 @@ class GoRecDialGamePlayer:
 class _GoRecDialMoves(RecordMoves):
     """One game's state and its two sides' turns."""
 
-    def __init__(self, player: GoRecDialGamePlayer, movie_set: MovieSet, usage: Usage):
+    def __init__(self, player: GoRecDialGamePlayer, movie_set: MovieSet, usage: Usage, seed: int):
         super().__init__()
         self.player, self.movie_set, self.usage = player, movie_set, usage
         self.candidates = [player.catalog[i] for i in movie_set.candidates]
@@ -191,34 +227,59 @@ class _GoRecDialMoves(RecordMoves):
         self.remaining = list(self.candidates)
         self.seeker_system = player.seeker.system_prompt(self.seeker_items)
         self.expert_system = player.expert.system_prompt(self.candidates)
-        self.recommended: Item | None = None
+        self.recommended: Item | None = None  # the suggestion the seeker answers next
+        self.asked_about = False  # the seeker asked about it and waits for the answer
+        use_plan = player.rules.strategy == "human" and player.strategy is not None
+        self.plan = DialoguePlan(player.strategy, seed) if use_plan else None
+
+    def open(self, script: Sequence[tuple[Role, str]]) -> None:
+        super().open(script)
+        if self.plan is not None:
+            self.plan.opened(script)
 
     async def recommender_turn(self, step: int, seed: int) -> None:
-        """The expert speaks, or recommends one remaining candidate once the rules allow it."""
+        """The expert speaks, or recommends one remaining candidate once the rules (or its plan) allow it."""
         player = self.player
-        remaining = self.remaining if player.rules.may_recommend(step) else []
+        answering = self.asked_about
+        plan = None
+        if self.plan is not None:
+            plan = self.plan.recommender(seed, answering=answering, can_recommend=bool(self.remaining), must_recommend=False)
+            remaining = self.remaining if recommends(plan.acts) else []
+        else:
+            remaining = self.remaining if player.rules.may_recommend(step) else []
         reply = await player.expert.reply(
-            self.expert_system, transcript(self.turns, EXPERT_NAMES), remaining=remaining, seed=seed, usage=self.usage
+            self.expert_system, transcript(self.turns, EXPERT_NAMES), remaining=remaining, seed=seed, usage=self.usage,
+            plan=plan, about=self.recommended if answering else None,
         )
         item = player.catalog[reply.item_id] if reply.item_id else None
         correct = self.candidates[self.movie_set.correct_index]
         self.add_recommender_turn(
-            reply, decision="recommend" if item else "speak", correct=None if item is None else item.id == correct.id
+            reply, decision="recommend" if item else "speak", correct=None if item is None else item.id == correct.id,
+            plan=plan,
         )
         if item is not None:
             self.remaining.remove(item)
             self.recommendations += 1
-        self.recommended = item
+            self.recommended, self.asked_about = item, False
+        elif not answering:
+            self.recommended = None
 
     async def seeker_turn(self, step: int, seed: int) -> Outcome | None:
         """The seeker answers; the game ends when it accepts a recommendation."""
         recommended = self.recommended
+        plan = None
+        if self.plan is not None:
+            may_ask = recommended is not None and not self.asked_about and step + 2 < self.player.rules.max_utterances
+            plan = self.plan.seeker(seed, suggestion=recommended is not None, target=None, may_ask=may_ask)
         answer = await self.player.seeker.reply(
             self.seeker_system, transcript(self.turns, EXPERT_NAMES), recommended=recommended, seed=seed,
-            usage=self.usage,
+            usage=self.usage, plan=plan,
         )
-        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept))
-        self.recommended = None
+        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan))
+        if recommended is not None and plan is not None and asks_first(plan):
+            self.asked_about = True
+            return None
+        self.recommended, self.asked_about = None, False
         return self.player.rules.outcome(
             step=step,
             recommended=None if recommended is None else self.candidates.index(recommended),

@@ -19,6 +19,7 @@ from synth.prompting import PromptSet
 from synth.records import DialogueRecord
 from synth.retrievers.factory import build_retriever
 from synth.simulators import Recommender, Sampling, Seeker
+from synth.strategy.model import StrategyModel, load_strategy
 
 
 class Game(Protocol):
@@ -71,12 +72,19 @@ def build_pearl(config: GenerateConfig, data: SourceData, backend: ChatBackend, 
     """The PEARL game over the planned personas."""
     assert planned.reviews is not None
     sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
-    rules = GameRules(config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from)
+    rules = GameRules(
+        config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from, config.strategy
+    )
     retriever = build_retriever(config.retriever, data.catalog, embedding_model=config.embedding_model)
     return PearlGame(
         data.catalog, planned.reviews, retriever, Seeker(backend, prompts, sampling),
-        Recommender(backend, prompts, sampling), rules, sampling,
+        Recommender(backend, prompts, sampling), rules, sampling, strategy_model(config),
     )
+
+
+def strategy_model(config: GenerateConfig) -> StrategyModel | None:
+    """The table the plans are drawn from, for --strategy human."""
+    return load_strategy() if config.strategy == "human" else None
 
 
 def plan_gorecdial(config: GenerateConfig, data: SourceData) -> Planned:
@@ -106,7 +114,11 @@ def build_gorecdial(config: GenerateConfig, data: SourceData, backend: ChatBacke
     sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
     return GoRecDialGamePlayer(
         data.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
-        GoRecDialRules(max_utterances=config.turn_cap, ask_turns=config.ask_turns), sampling,
+        GoRecDialRules(
+            max_utterances=config.turn_cap, ask_turns=0 if config.strategy == "free" else config.ask_turns,
+            strategy=config.strategy,
+        ),
+        sampling, strategy_model(config),
     )
 
 

@@ -71,6 +71,15 @@ class ScoredItem(BaseModel):
     score: float
 
 
+class TurnPlan(BaseModel):
+    """The move a strategy asked of a turn (`--strategy human`): IARD act codes and a length in words.
+    `sampled` is the strategy model's own draw when a game rule made the turn play something else."""
+
+    acts: list[str]
+    words: int
+    sampled: list[str] | None = None
+
+
 class Turn(BaseModel):
     role: Literal["seeker", "recommender"]
     text: str
@@ -80,6 +89,7 @@ class Turn(BaseModel):
     accepted: bool | None = None
     decision: Literal["speak", "recommend"] | None = None  # GoRecDial expert turns
     correct: bool | None = None  # GoRecDial: was the recommended item the correct one
+    plan: TurnPlan | None = None  # the planned move (--strategy human)
 
 
 class Outcome(BaseModel):

@@ -10,6 +10,7 @@ from typing import Any
 from synth.records import Item
 
 END_MARKER = "[EOD]"
+NO_ITEM = "none"  # a recommender that may only speak this turn names no item
 _ROLE_PREFIX = re.compile(r"^\s*(?:seeker|recommender|user|assistant)\s*:\s*", re.IGNORECASE)
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
@@ -46,21 +47,29 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def seeker_schema(decides: bool) -> dict[str, Any]:
+def seeker_schema(decides: bool, *, max_chars: int = UTTERANCE_MAX_CHARS) -> dict[str, Any]:
     """The seeker answers with an utterance, plus accept/reject when something was recommended."""
-    properties: dict[str, Any] = {"utterance": _string(UTTERANCE_MAX_CHARS)}
+    properties: dict[str, Any] = {"utterance": _string(max_chars)}
     if decides:
         properties["accept"] = {"type": "boolean"}
     return _object(properties)
 
 
-def recommender_schema(candidates: list[Item] | None) -> dict[str, Any]:
-    """Think first, then (on recommendation turns) exactly one candidate, then the utterance."""
+def recommender_schema(
+    candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS
+) -> dict[str, Any]:
+    """Think first, then (on recommendation turns) exactly one candidate, or "none" where it `may_pass`
+    (--strategy free), then the utterance."""
     properties: dict[str, Any] = {"think": _string(THINK_MAX_CHARS)}
     if candidates:
-        properties["item"] = {"type": "string", "enum": [c.display for c in candidates]}
-    properties["utterance"] = _string(UTTERANCE_MAX_CHARS)
+        properties["item"] = {"type": "string", "enum": [c.display for c in candidates] + ([NO_ITEM] if may_pass else [])}
+    properties["utterance"] = _string(max_chars)
     return _object(properties)
+
+
+def names_no_item(name: Any) -> bool:
+    """The reply's "item" says the recommender only speaks: "none", empty or left out."""
+    return name is None or (isinstance(name, str) and name.strip().lower() in (NO_ITEM, ""))
 
 
 def extract_json(text: str) -> dict[str, Any]:
@@ -83,15 +92,15 @@ def extract_json(text: str) -> dict[str, Any]:
     return value
 
 
-def clean_utterance(value: Any) -> str:
+def clean_utterance(value: Any, max_chars: int = UTTERANCE_MAX_CHARS) -> str:
     """Strip a leaked role prefix and surrounding quotes; an empty result is a format error, and an
-    utterance the length cap cut mid-sentence is cut back to its last whole sentence."""
+    utterance the length cap (`max_chars`) cut mid-sentence is cut back to its last whole sentence."""
     if not isinstance(value, str):
         raise ReplyFormatError("'utterance' is missing or not a string")
     text = _ROLE_PREFIX.sub("", value.strip()).strip().strip('"').strip()
     if not text:
         raise ReplyFormatError("'utterance' is empty")
-    return trim_at_cap(text)
+    return trim_at_cap(text, max_chars)
 
 
 def trim_at_cap(text: str, limit: int = UTTERANCE_MAX_CHARS) -> str:
@@ -106,10 +115,10 @@ def trim_at_cap(text: str, limit: int = UTTERANCE_MAX_CHARS) -> str:
     return text[: ends[-1]].strip()
 
 
-def parse_seeker(text: str, *, decides: bool) -> SeekerReply:
+def parse_seeker(text: str, *, decides: bool, max_chars: int = UTTERANCE_MAX_CHARS) -> SeekerReply:
     """Read a seeker reply; the end marker is made to agree with the accept decision."""
     data = extract_json(text)
-    utterance = clean_utterance(data.get("utterance")).replace(END_MARKER, "").strip()
+    utterance = clean_utterance(data.get("utterance"), max_chars).replace(END_MARKER, "").strip()
     if not utterance:
         raise ReplyFormatError("'utterance' holds only the end marker")
     if not decides:
@@ -135,15 +144,18 @@ def match_candidate(name: str, candidates: list[Item]) -> Item | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def parse_recommender(text: str, candidates: list[Item] | None) -> RecommenderReply:
-    """Read a recommender reply; on recommendation turns the item must be one of `candidates`."""
+def parse_recommender(
+    text: str, candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS
+) -> RecommenderReply:
+    """Read a recommender reply; on recommendation turns the item must be one of `candidates` (or "none",
+    where it `may_pass`)."""
     data = extract_json(text)
-    utterance = clean_utterance(data.get("utterance"))
+    utterance = clean_utterance(data.get("utterance"), max_chars)
     think = data.get("think")
     think = think.strip() if isinstance(think, str) else ""
-    if not candidates:
-        return RecommenderReply(think, utterance, None)
     name = data.get("item")
+    if not candidates or (may_pass and names_no_item(name)):
+        return RecommenderReply(think, utterance, None)
     item = match_candidate(name, candidates) if isinstance(name, str) else None
     if item is None:
         spoken = f" {normalise_title(utterance)} "

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from synth.llm.ask import ask_until_parsed
 from synth.llm.base import ChatBackend, Completion
 from synth.prompting import PromptSet
-from synth.records import Generation, Item, Persona, Review, verdict
+from synth.records import Generation, Item, Persona, Review, TurnPlan, verdict
 from synth.replies import (
     END_MARKER,
     RecommenderReply,
@@ -21,6 +21,8 @@ from synth.replies import (
     recommender_schema,
     seeker_schema,
 )
+from synth.strategy.plans import asks_first
+from synth.strategy.wording import instruction, utterance_limit
 
 Reply = TypeVar("Reply")
 
@@ -141,7 +143,8 @@ class Seeker(Simulator):
 
     role = "seeker"
 
-    def system_prompt(self, persona: Persona, catalog: dict[str, Item]) -> str:
+    def system_prompt(self, persona: Persona, catalog: dict[str, Item], *, planned: bool = False) -> str:
+        """The seeker's standing instructions; `planned`: its moves come from a plan (--strategy human)."""
         general = [
             {
                 "display": catalog[r.item].display, "verdict": verdict(r), "text": r.text, "stars": r.stars,
@@ -157,6 +160,7 @@ class Seeker(Simulator):
             target=target,
             target_review=hide_title(target_draw(persona.target, target), target),
             end_marker=END_MARKER,
+            planned=planned,
         )
 
     async def reply(
@@ -169,8 +173,11 @@ class Seeker(Simulator):
         opinion: Review | None,
         seed: int,
         usage: Usage,
+        plan: TurnPlan | None = None,
     ) -> SeekerReply:
-        decides = recommended is not None
+        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first."""
+        asks = plan is not None and recommended is not None and asks_first(plan)
+        decides = recommended is not None and not asks
         user = self.prompts.render(
             "seeker_turn",
             transcript=transcript,
@@ -180,9 +187,13 @@ class Seeker(Simulator):
                 "verdict": verdict(opinion), "text": opinion.text, "stars": opinion.stars, "tags": opinion.tags
             },
             end_marker=END_MARKER,
+            asks=asks,
+            move=None if plan is None else instruction("seeker", plan, item=recommended.display if recommended else "it"),
         )
+        limit = utterance_limit(plan, [recommended] if recommended else [])
         return await self._ask(
-            system, user, seeker_schema(decides), lambda text: parse_seeker(text, decides=decides), seed=seed, usage=usage
+            system, user, seeker_schema(decides, max_chars=limit),
+            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage,
         )
 
 
@@ -191,18 +202,34 @@ class Recommender(Simulator):
 
     role = "recommender"
 
-    def system_prompt(self) -> str:
-        return self.prompts.render("recommender_system")
+    def system_prompt(self, *, planned: bool = False) -> str:
+        """The recommender's standing instructions; `planned`: its moves come from a plan (--strategy human)."""
+        return self.prompts.render("recommender_system", planned=planned)
 
     async def reply(
-        self, system: str, transcript: list[Line], *, candidates: list[Item] | None, seed: int, usage: Usage
+        self,
+        system: str,
+        transcript: list[Line],
+        *,
+        candidates: list[Item] | None,
+        seed: int,
+        usage: Usage,
+        plan: TurnPlan | None = None,
+        about: Item | None = None,
+        may_pass: bool = False,
     ) -> RecommenderReply:
-        user = self.prompts.render("recommender_turn", transcript=transcript, candidates=candidates or [])
+        """The recommender's next message: one of `candidates` when given (or none, where it `may_pass`), else
+        it only speaks; `plan` is its planned move, `about` the suggestion the seeker asked about."""
+        user = self.prompts.render(
+            "recommender_turn", transcript=transcript, candidates=candidates or [], about=about, may_pass=may_pass,
+            move=None if plan is None else instruction("recommender", plan, item=about.display if about else "it"),
+        )
+        limit = utterance_limit(plan, [*(candidates or []), *([about] if about else [])])
         return await self._ask(
             system,
             user,
-            recommender_schema(candidates),
-            lambda text: parse_recommender(text, candidates),
+            recommender_schema(candidates, may_pass=may_pass, max_chars=limit),
+            lambda text: parse_recommender(text, candidates, may_pass=may_pass, max_chars=limit),
             seed=seed,
             usage=usage,
         )

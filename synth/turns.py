@@ -22,6 +22,7 @@ SEED_EXCHANGE: tuple[tuple[Role, str], ...] = (
     ("recommender", "Hi there! I'd be glad to help you find a movie for tonight."),
     ("seeker", "Hi! I'm looking for something to watch, but I'm not sure what yet."),
 )
+GREETING_ONLY: tuple[tuple[Role, str], ...] = SEED_EXCHANGE[:1]  # --strategy human: the seeker's first line is its own
 SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
 SEED_STRIDE = 100  # utterance `step` of a dialogue is sampled with seed `dialogue seed + SEED_STRIDE * step`
 
@@ -32,8 +33,9 @@ def transcript(turns: Sequence[Turn], names: dict[str, str] = SPEAKER) -> list[L
 
 
 class Moves(Protocol):
-    """What one game plugs into the loop, for one dialogue. Steps count utterances after the seed exchange:
-    even steps are the recommender's, odd ones the seeker's."""
+    """What one game plugs into the loop, for one dialogue. Steps count utterances after the two lines of the
+    seed exchange: even steps are the recommender's, odd ones the seeker's (a one-line script, the greeting
+    alone, starts at step -1, the seeker's)."""
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         """Write the scripted opening turns."""
@@ -82,11 +84,12 @@ class Ending:
 async def play_turns(
     moves: Moves, *, seed: int, max_utterances: int, script: Sequence[tuple[Role, str]] = SEED_EXCHANGE
 ) -> Ending:
-    """Play one game: the scripted opening, then at most `max_utterances` utterances. An exception ends the
-    game as 'error' with its text: one bad dialogue must never end the run."""
+    """Play one game: the scripted opening, then utterances up to `max_utterances` after the seed exchange's
+    two lines (a shorter script leaves its place to generated lines, so the cap on the whole dialogue is the
+    same). An exception ends the game as 'error' with its text: one bad dialogue must never end the run."""
     moves.open(script)
     try:
-        for step in range(max_utterances):
+        for step in range(len(script) - len(SEED_EXCHANGE), max_utterances):
             step_seed = seed + SEED_STRIDE * step
             if step % 2 == 0:
                 await moves.recommender_turn(step, step_seed)

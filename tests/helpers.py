@@ -20,6 +20,7 @@ from synth.prompting import PromptSet
 from synth.records import DialogueRecord, Generation, Item, Outcome, Persona, Review, ScoredItem, Turn
 from synth.retrievers.bm25 import BM25Retriever
 from synth.simulators import Recommender, Sampling, Seeker
+from synth.strategy.model import StrategyModel
 from synth.turns import SEED_EXCHANGE
 
 # ---- the real `synth` command ------------------------------------------------------------------------------
@@ -104,15 +105,17 @@ def avoid_target(target_display: str):
 
 
 def make_game(
-    catalog: dict[str, Item], reviews: list[Review], script, rules: GameRules = GameRules(), retries: int = 2
+    catalog: dict[str, Item], reviews: list[Review], script, rules: GameRules = GameRules(), retries: int = 2,
+    strategy: StrategyModel | None = None,
 ) -> tuple[PearlGame, ScriptedBackend]:
-    """A PEARL game on `catalog` whose two simulators answer with `script`, and the backend (its calls)."""
+    """A PEARL game on `catalog` whose two simulators answer with `script`, and the backend (its calls);
+    `strategy` is the table plans are drawn from (rules.strategy 'human')."""
     backend = ScriptedBackend(script)
     prompts = PromptSet.load()
     sampling = Sampling(max_tokens=64, temperature=0.0, max_format_retries=retries)
     game = PearlGame(
         catalog, ReviewIndex.from_reviews(reviews), BM25Retriever(catalog), Seeker(backend, prompts, sampling),
-        Recommender(backend, prompts, sampling), rules, sampling,
+        Recommender(backend, prompts, sampling), rules, sampling, strategy,
     )
     return game, backend
 

@@ -45,6 +45,7 @@ SETTING_OPTIONS = {
     "temperature": "temperature",
     "max_tokens": "max_tokens",
     "max_utterances": "max_utterances",
+    "strategy": "strategy",
     "target_min_score": "target_min_score",
     "allow_repeats": "allow_repeats",
     "persona_summaries": "persona_summaries",
@@ -127,6 +128,10 @@ def generate(
     temperature: Optional[float] = typer.Option(None, help=f"Sampling temperature {default('temperature')}."),
     max_tokens: Optional[int] = typer.Option(None, help=f"Token cap per reply {default('max_tokens')}."),
     max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),
+    strategy: Optional[str] = typer.Option(
+        None, help="Who decides each turn's move: human (a plan drawn from people's annotated dialogues), pearl (ask "
+        f"once, then recommend every turn) or free (the recommender itself) {default('strategy')}."
+    ),
     target_min_score: Optional[float] = typer.Option(
         None, help=f"Lowest 0-1 score of a target {default('target_min_score')}."
     ),

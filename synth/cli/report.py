@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from synth.cli.console import progress_option, working
-from synth.cli.stats import SIMILARITY_MODEL_HELP
+from synth.cli.stats import FIDELITY_RESAMPLES_HELP, PER_MESSAGE_HELP, SIMILARITY_MODEL_HELP
 
 
 def report(
@@ -31,10 +31,13 @@ def report(
     seed: int = typer.Option(0, help="Seed of the samples (browser, measures, similarity)."),
     similarity_model: Optional[str] = typer.Option(None, help=SIMILARITY_MODEL_HELP),
     no_similarity: bool = typer.Option(False, "--no-similarity", help="Skip the inter-dialogue similarity."),
+    per_message: bool = typer.Option(False, "--per-message", help=PER_MESSAGE_HELP),
+    fidelity_resamples: int = typer.Option(1000, min=10, help=FIDELITY_RESAMPLES_HELP),
     progress: bool = progress_option(),
 ) -> None:
     """One self-contained HTML page: the run's model, prompts and cost, its statistics beside other datasets,
-    the filter's drops with their reasons, dialogue acts, and a dialogue browser."""
+    the filter's drops with their reasons, dialogue acts (with each column's act fidelity to the first compared
+    human dataset), and a dialogue browser."""
     from synth.report.build import ReportOptions, write_report
     from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL
 
@@ -46,6 +49,8 @@ def report(
         sample=sample,
         seed=seed,
         similarity_model=None if no_similarity else similarity_model or DEFAULT_EMBEDDING_MODEL,
+        unit="message" if per_message else "turn",
+        fidelity_resamples=fidelity_resamples,
     )
     with working(f"writing the report of {run}", progress):
         summary = write_report(run, out or run / "report.html", options)

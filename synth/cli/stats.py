@@ -11,6 +11,9 @@ from synth.cli.console import progress_option, table_console, working
 from synth.cli.settings import EMBEDDING_MODEL_DEFAULT_HELP, check_format
 
 SIMILARITY_MODEL_HELP = f"Sentence embedding model for inter-dialogue similarity {EMBEDDING_MODEL_DEFAULT_HELP}."
+PER_MESSAGE_HELP = ("Count each chat message as an utterance; by default a speaker's consecutive messages are one "
+                    "turn (ReDial and INSPIRED split turns into messages; synth's turns are single messages).")
+FIDELITY_RESAMPLES_HELP = "Bootstrap resamples of the fidelity's 95% intervals (with --acts)."
 
 
 def stats(
@@ -42,10 +45,13 @@ def stats(
     acts_model: Optional[Path] = typer.Option(
         None, help="Folder of the act model [default: ~/.cache/synth/acts, trained from IARD on first use]."
     ),
+    per_message: bool = typer.Option(False, "--per-message", help=PER_MESSAGE_HELP),
+    fidelity_resamples: int = typer.Option(1000, min=10, help=FIDELITY_RESAMPLES_HELP),
     progress: bool = progress_option(),
 ) -> None:
     """Dataset statistics of generated runs and human datasets, side by side (definitions: see
-    docs/statistics.md)."""
+    docs/statistics.md). With --acts and several datasets, each one after the first gets its act fidelity to
+    the first (the reference)."""
     import json
 
     from synth.analysis.acts.profile import collect_acts
@@ -56,15 +62,19 @@ def stats(
     from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL
 
     check_format(input_format)
+    unit = "message" if per_message else "turn"
     with working("reading the datasets", progress):
         encoder = similarity_encoder(None if no_similarity else similarity_model or DEFAULT_EMBEDDING_MODEL)
         corpora = open_corpora(paths, input_format, sample=sample, seed=seed)
     with working("measuring " + ", ".join(corpus.name for corpus in corpora), progress):
         all_stats, profiles = collect_stats(
-            corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample, self_bleu_sample=self_bleu_sample
+            corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample, self_bleu_sample=self_bleu_sample,
+            unit=unit,
         )
     with working("tagging dialogue acts", progress and acts):
-        act_profiles = collect_acts(corpora, model_dir=acts_model) if acts else []
+        act_profiles = collect_acts(
+            corpora, model_dir=acts_model, unit=unit, resamples=fidelity_resamples, seed=seed
+        ) if acts else []
     if as_json:
         dumped = [s.model_dump(mode="json") for s in all_stats]
         for entry, found in zip(dumped, act_profiles):

@@ -12,9 +12,11 @@ from pathlib import Path
 import jinja2
 
 from synth import __version__
+from synth.analysis.acts.fidelity import RESAMPLES
 from synth.analysis.metrics.similarity import sample_indices
 from synth.analysis.stats.corpus import Corpus
 from synth.analysis.stats.run import open_corpora, similarity_encoder
+from synth.data.dialogues import Unit
 from synth.errors import InputError
 from synth.report.dialogue_views import DialogueView, dialogue_view
 from synth.report.run_files import dialogue_count, open_run, report_items, reported_dialogues, run_corpora
@@ -24,6 +26,7 @@ from synth.runs.folder import RunFolder
 
 log = logging.getLogger(__name__)
 
+HUMAN_FORMATS = {"redial", "inspired", "gorecdial", "iard"}  # people wrote them (PEARL and synth runs: models)
 ACTS_HINT = "pass --acts (the act model is trained from IARD once, about a minute), or run `synth acts train` first"
 
 
@@ -36,6 +39,8 @@ class ReportOptions:
     sample: int | None = None  # dialogues measured per dataset (a seeded sample); None: all
     seed: int = 0
     similarity_model: str | None = "sentence-transformers/all-MiniLM-L6-v2"  # None: no similarity row
+    unit: Unit = "turn"  # what an utterance is: a speaker's turn (consecutive messages merged), or each message
+    fidelity_resamples: int = RESAMPLES  # bootstrap resamples of the fidelity's intervals
 
 
 @dataclass
@@ -60,14 +65,14 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
     own = run_corpora(files, options.sample, options.seed)
     corpora = [*own, *open_corpora(options.compare, sample=options.sample, seed=options.seed)]
     encoder = similarity_encoder(options.similarity_model)
-    acts = _acts(corpora, options)
+    acts = _acts(corpora, fidelity_reference(corpora, len(own)), options)
     page = _environment().get_template("report.html.j2").render(
         name=run.resolve().name,
         path=str(run.resolve()),
         written=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         version=__version__,
         overview=overview(files.manifest, total),
-        stats=stats_section(corpora, encoder=encoder, seed=options.seed),
+        stats=stats_section(corpora, encoder=encoder, seed=options.seed, unit=options.unit),
         filter=filter_section(files.filter_report) if files.filter_report else None,
         filter_dropped=files.filter_report.dropped if files.filter_report else 0,
         dropped=[d for d in dialogues if d.status == "dropped"],
@@ -95,7 +100,13 @@ def _browsed(files: RunFolder, total: int, options: ReportOptions) -> list[Dialo
     return [dialogue_view(found, items, filtered) for found in reported_dialogues(files, wanted)]
 
 
-def _acts(corpora: list[Corpus], options: ReportOptions) -> ActsSection | None:
+def fidelity_reference(corpora: list[Corpus], own: int) -> int | None:
+    """The position of the dataset the report measures fidelity against: the first compared human dataset
+    (after the run's `own` columns); None when no compared dataset is human, and then no fidelity."""
+    return next((i for i, corpus in enumerate(corpora) if i >= own and corpus.format in HUMAN_FORMATS), None)
+
+
+def _acts(corpora: list[Corpus], reference: int | None, options: ReportOptions) -> ActsSection | None:
     """The act section when asked for, or (by default) when a trained act model is already saved."""
     wanted = options.acts
     if wanted is None:
@@ -107,7 +118,10 @@ def _acts(corpora: list[Corpus], options: ReportOptions) -> ActsSection | None:
         elif not all(importlib.util.find_spec(name) for name in ("sklearn", "sentence_transformers")):
             log.warning("the report leaves out the dialogue acts: %s", BENCH_EXTRA_HINT)
             wanted = False
-    return acts_section(corpora, options.acts_model) if wanted else None
+    if not wanted:
+        return None
+    return acts_section(corpora, options.acts_model, unit=options.unit, reference=reference,
+                        resamples=options.fidelity_resamples, seed=options.seed)
 
 
 def _environment() -> jinja2.Environment:

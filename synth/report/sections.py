@@ -9,11 +9,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from synth.analysis.acts.fidelity import RESAMPLES
 from synth.analysis.stats.corpus import Corpus
 from synth.analysis.stats.measures import DatasetStats, Encoder
 from synth.analysis.stats.plots import pyplot, save_figure, write_plots
 from synth.analysis.stats.run import collect_stats
-from synth.analysis.stats.table import DIVERSITY_ROWS, Row, cell, diversity_caption, similarity_caption, stat_rows
+from synth.analysis.stats.table import DIVERSITY_ROWS, Row, cell, diversity_caption, stat_rows, stats_caption
+from synth.data.dialogues import Unit
 from synth.runs.filtering import FilterReport, FilterRow
 
 PLOT_TITLES = {
@@ -61,14 +63,14 @@ def png_uri(path: Path) -> Plot:
     return Plot(title=PLOT_TITLES.get(path.name, path.stem), data_uri=f"data:image/png;base64,{encoded}")
 
 
-def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0) -> StatsSection:
+def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0, unit: Unit = "turn") -> StatsSection:
     """The statistics table of #7 (the run first, then the compared datasets), its plots, and the diversity
-    table of #25."""
-    all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder)
+    table of #25; an utterance is a speaker's turn, or with unit 'message' each message."""
+    all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder, unit=unit)
     with tempfile.TemporaryDirectory() as folder:
         plots = [png_uri(path) for path in write_plots(Path(folder), all_stats, profiles)]
     return StatsSection(
-        table=_table(all_stats, stat_rows(all_stats), similarity_caption(all_stats)),
+        table=_table(all_stats, stat_rows(all_stats), stats_caption(all_stats)),
         plots=plots,
         diversity=_table(all_stats, DIVERSITY_ROWS, diversity_caption(all_stats)),
     )
@@ -99,23 +101,24 @@ def filter_section(report: FilterReport) -> FilterSection:
     )
 
 
-def acts_section(corpora: list[Corpus], model_dir: Path | None) -> ActsSection:
-    """The act distributions and sequences of #10, a column per dataset, and their plot."""
+def acts_section(
+    corpora: list[Corpus],
+    model_dir: Path | None,
+    *,
+    unit: Unit = "turn",
+    reference: int | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> ActsSection:
+    """The act distributions and sequences of #10, a column per dataset, their plot, and with `reference` (a
+    position in `corpora`) every other dataset's fidelity to that one."""
     from synth.analysis.acts.profile import collect_acts
-    from synth.analysis.acts.tables import (
-        SEQUENCES_CAPTION,
-        SHARES_CAPTION,
-        acts_plot,
-        sequence_rows,
-        share_rows,
-    )
+    from synth.analysis.acts.tables import act_tables, acts_plot
 
-    profiles = collect_acts(corpora, model_dir=model_dir)
+    profiles = collect_acts(corpora, model_dir=model_dir, unit=unit, reference=reference, resamples=resamples,
+                            seed=seed)
     columns = [p.name for p in profiles]
-    tables = [
-        Table(columns=columns, rows=share_rows(profiles), caption=SHARES_CAPTION),
-        Table(columns=columns, rows=sequence_rows(profiles), caption=SEQUENCES_CAPTION),
-    ]
+    tables = [Table(columns=columns, rows=rows, caption=caption) for _, rows, caption in act_tables(profiles)]
     with tempfile.TemporaryDirectory() as folder:
         plot = png_uri(acts_plot(Path(folder) / "acts.png", profiles))
     return ActsSection(tables=tables, plot=plot)

@@ -24,7 +24,16 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
         assert record.outcome.ended_by in {"accepted", "wrong_acceptance", "target_rejected", "turn_cap"}
         assert len(record.turns) >= len(SEED_EXCHANGE) + 4
         roles = [t.role for t in record.turns]
-        assert all(a != b for a, b in zip(roles, roles[1:])) and roles[-1] == "seeker"
+        assert all(a != b for a, b in zip(roles, roles[1:]))
+        # --strategy human (the default): a dialogue ends on the seeker, or on the recommender's goodbye after
+        # an accepted target
+        closing = record.outcome.accepted_target and roles[-1] == "recommender"
+        assert roles[-1] == "seeker" or (closing and not record.turns[-1].candidates)
+        # every generated turn carries its planned move, and plays it: candidates exactly where it recommends
+        assert record.scripted_turns == 1 and all(t.plan and t.plan.acts for t in record.turns[1:])
+        for turn in record.turns[1:]:
+            if turn.role == "recommender":
+                assert bool(turn.candidates) == any(a in ("REC-S", "REC-E") for a in turn.plan.acts)
         assert all(t.text.strip() for t in record.turns)
         recommended = [t for t in record.turns if t.recommended_item]
         assert recommended, "no recommendation was made"

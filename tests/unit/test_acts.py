@@ -14,7 +14,7 @@ from synth.analysis.acts import model as act_models
 from synth.analysis.acts.evaluation import dialogue_folds, level_scores
 from synth.analysis.acts.model import TaggedDialogue, TaggedUtterance, act_model, load_encoder, train_act_model
 from synth.analysis.acts.profile import ActProfile, _Tally
-from synth.analysis.acts.tables import sequence_rows, share_rows
+from synth.analysis.acts.tables import fidelity_rows, sequence_rows, share_rows
 from synth.analysis.acts.taxonomy import TAXONOMY, sub_labels, top_of
 from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.iard import load_iard
@@ -141,8 +141,8 @@ def _tagged(acts: list[tuple[str, list[str]]], satisfaction: float = 0.9) -> Tag
     )
 
 
-def test_the_profile_counts_requests_before_the_first_recommendation_and_skips_the_scripted_opening():
-    tally = _Tally()
+def _hand_made_tally(unit: str) -> _Tally:
+    tally = _Tally(unit)
     scripted = [("recommender", ["REQ", "OTH"]), ("seeker", ["IQU"])]
     tally.add(
         _tagged(scripted + [("recommender", ["OTH"]), ("recommender", ["REQ"]), ("seeker", ["PRO"]),
@@ -152,7 +152,23 @@ def test_the_profile_counts_requests_before_the_first_recommendation_and_skips_t
     )
     tally.add(_tagged([("seeker", ["IQU"]), ("recommender", ["REC-E"]), ("seeker", ["REJ"])], satisfaction=0.2))
     tally.add(_tagged([("seeker", ["OTH"]), ("recommender", ["OTH"])], satisfaction=0.4))
-    profile = tally.profile("hand-made")
+    return tally
+
+
+def test_the_profile_counts_turns_with_their_messages_acts_united():
+    profile = _hand_made_tally("turn").profile("hand-made")
+    # the first dialogue's "OTH" and "REQ" messages after the scripted opening are one recommender turn
+    assert profile.unit == "turn" and profile.utterances == {"recommender": 5, "seeker": 6}
+    assert profile.sub["recommender"]["REQ"] == pytest.approx(1 / 5) and profile.sub["recommender"]["OTH"] == 0.4
+    assert profile.requests_before_recommendation_shares == {"0": 0.5, "1": 0.0, "2": 0.5, "3+": 0.0}
+    assert profile.utterances_before_recommendation == pytest.approx((4 + 1) / 2)
+    assert profile.openings[0] == ("Request > Request > Recommend+Explain", pytest.approx(1 / 3))
+    assert ("S:AskForRec > R:Recommend > S:GiveFeedback", pytest.approx(1 / 5)) in profile.trigrams
+
+
+def test_the_profile_counts_requests_before_the_first_recommendation_and_skips_the_scripted_opening():
+    profile = _hand_made_tally("message").profile("hand-made")
+    assert profile.unit == "message"
     assert profile.dialogues == 3 and profile.utterances == {"recommender": 6, "seeker": 6}
     assert profile.with_recommendation == pytest.approx(2 / 3)
     assert profile.requests_before_recommendation == 1.0  # 2, then 0
@@ -170,7 +186,7 @@ def test_stats_acts_side_by_side_with_a_plot(trained, scripted_run, tmp_path):
     folder, _ = trained
     plots = tmp_path / "plots"
     args = ["stats", f"ReDial test={REDIAL_TEST}", str(scripted_run), "--sample", "30", "--no-similarity", "--acts",
-            "--acts-model", str(folder)]
+            "--acts-model", str(folder), "--fidelity-resamples", "200"]
     result = run_synth(*args, "--json", "--plot", str(plots))
     assert result.returncode == 0, result.stderr
     redial, run = json.loads(result.stdout)
@@ -181,12 +197,40 @@ def test_stats_acts_side_by_side_with_a_plot(trained, scripted_run, tmp_path):
             assert set(acts["sub"][role]) == set(TAXONOMY[role])
             assert any(share > 0 for share in acts["sub"][role].values())
     assert (redial["acts"]["dialogues"], run["acts"]["dialogues"]) == (30, 20)  # the statistics' sample; the whole run
-    assert redial["acts"]["utterances"]["seeker"] > 100  # ReDial test has 17.8 utterances per dialogue
+    assert redial["acts"]["utterances"]["seeker"] > 100  # ReDial test has 11.7 turns per dialogue
     assert (plots / "acts.png").read_bytes().startswith(b"\x89PNG")
     profiles = [ActProfile(**stats["acts"]) for stats in (redial, run)]
-    labels = "\n".join(label for label, _ in share_rows(profiles) + sequence_rows(profiles))
-    for line in ("IQU Initial Query", "REC-S Recommend-Show", "requests before the 1st recommendation"):
+    rows = share_rows(profiles) + sequence_rows(profiles) + fidelity_rows(profiles)
+    labels = "\n".join(label for label, _ in rows)
+    for line in ("IQU Initial Query", "REC-S Recommend-Show", "requests before the 1st recommendation",
+                 "turns before the 1st recommendation", "JSD seeker acts", "sum (fidelity divergence)",
+                 "words per recommender turn"):
         assert line in labels
+    assert dict(rows)["JSD recommender acts"][0] == "reference"
+    # the fidelity: the run against the first dataset, ReDial
+    assert redial["acts"]["unit"] == run["acts"]["unit"] == "turn" and redial["acts"]["fidelity"] is None
+    found = run["acts"]["fidelity"]
+    assert (found["reference"], found["resamples"], found["dialogues"], found["reference_dialogues"]) == (
+        "ReDial test", 200, 20, 30)
+    parts = [found[name] for name in ("seeker_acts", "recommender_acts", "requests_before_recommendation")]
+    assert all(0 < part["value"] <= 1 and part["low"] <= part["high"] for part in parts), parts
+    assert found["sum"]["value"] == pytest.approx(sum(part["value"] for part in parts))
+    assert found["reference_words"]["recommender"] > 8 and found["words"]["recommender"] > 0  # ReDial: 10.3
+
+    per_message = run_synth(*args, "--json", "--per-message")
+    assert per_message.returncode == 0, per_message.stderr
+    redial_messages, run_messages = (stats["acts"] for stats in json.loads(per_message.stdout))
+    assert redial_messages["unit"] == run_messages["fidelity"]["unit"] == "message"
+    assert redial_messages["utterances"]["seeker"] > redial["acts"]["utterances"]["seeker"]  # turns span messages
+    assert run_messages["utterances"] == run["acts"]["utterances"]  # synth's speakers alternate
+    assert run_messages["sub"] == run["acts"]["sub"]
+
+    text = run_synth(*args, "--sample", "10")
+    assert text.returncode == 0, text.stderr
+    printed = " ".join(text.stdout.split())
+    for line in ("fidelity to the reference", "JSD requests before 1st recommendation", "from ReDial test",
+                 "share of seeker turns"):
+        assert line in printed, line
 
 
 def test_satisfaction_filter_drops_with_the_score_and_the_seeker_turn(trained, scripted_run, tmp_path):
@@ -209,13 +253,15 @@ def test_satisfaction_filter_drops_with_the_score_and_the_seeker_turn(trained, s
 
 def test_report_shows_the_acts_when_a_model_is_saved(trained, scripted_run, tmp_path):
     folder, _ = trained
-    options = ReportOptions(compare=[f"ReDial test={REDIAL_TEST}"], acts_model=folder, sample=30, similarity_model=None)
+    options = ReportOptions(compare=[f"ReDial test={REDIAL_TEST}"], acts_model=folder, sample=30, similarity_model=None,
+                            fidelity_resamples=100)
     summary = write_report(scripted_run, tmp_path / "report.html", options)  # acts: on, since a model is saved
     html = (tmp_path / "report.html").read_text()
     section = re.search(r'<section id="acts">.*?</section>', html, re.S).group(0)
     assert summary.acts and "Not in this report" not in section
-    for line in ("IQU Initial Query", "REC-S Recommend-Show", "requests before the 1st recommendation (mean)"):
-        assert line in section
+    for line in ("IQU Initial Query", "REC-S Recommend-Show", "requests before the 1st recommendation (mean)",
+                 "JSD seeker acts", "sum (fidelity divergence)", "from ReDial test", "<td>reference</td>"):
+        assert line in section, line
     assert section.count('src="data:image/png;base64,') == 1
     without = write_report(scripted_run, tmp_path / "none.html", ReportOptions(compare=[], acts_model=tmp_path / "none",
                                                                                similarity_model=None))

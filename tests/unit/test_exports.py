@@ -102,7 +102,7 @@ def test_hf_export_round_trips_and_carries_a_card(scripted_run, tmp_path):
     for prompt, digest in run.manifest.prompt_hashes.items():
         assert f"`{prompt}`: `{digest}`" in card.text
     assert "| backend | scripted |" in card.text and "seed 7" in card.text
-    assert "| words per seeker utterance |" in card.text and "No filter was run" in card.text
+    assert "| words per seeker turn |" in card.text and "No filter was run" in card.text
 
 
 def test_regenerating_the_card_keeps_what_a_person_added(scripted_run, tmp_path):

@@ -43,13 +43,18 @@ def sometimes_fooled(messages: list[dict[str, str]], schema: dict | None) -> str
 def produce(root: Path) -> dict[str, Path]:
     """Every golden output, written under `root`: name in the golden folder -> file."""
     pearl, gorecdial, filtered = root / "pearl-run", root / "gorecdial-run", root / "filtered"
-    asyncio.run(generate(GenerateConfig(n=8, seed=4, progress=False), pearl,
+    human = root / "pearl-human-run"
+    # The filtered run and the exports start from PEARL's fixed course, which the rule-following script
+    # models; the default strategy's plans (human) are pinned on their own run.
+    asyncio.run(generate(GenerateConfig(n=8, seed=4, strategy="pearl", progress=False), pearl,
                          backend=ScriptedBackend(sometimes_fooled)))
+    asyncio.run(generate(GenerateConfig(n=4, seed=4, progress=False), human, backend=ScriptedBackend(sometimes_fooled)))
     asyncio.run(generate(GenerateConfig(mode="gorecdial", n=3, seed=5, progress=False), gorecdial,
                          backend=ScriptedBackend(first_candidate_script)))
     asyncio.run(filter_run(pearl, filtered, FilterConfig()))
     outputs = {
         "pearl_run.dialogues.jsonl": pearl / "dialogues.jsonl",
+        "pearl_human_run.dialogues.jsonl": human / "dialogues.jsonl",
         "gorecdial_run.dialogues.jsonl": gorecdial / "dialogues.jsonl",
         "filtered.dialogues.jsonl": filtered / "dialogues.jsonl",
         "filtered.dropped.jsonl": filtered / "dropped.jsonl",

@@ -164,4 +164,6 @@ def test_runner_writes_gorecdial_games(tmp_path):
     assert len(records) == 3 and all(r.mode == "gorecdial" and r.gorecdial for r in records)
     assert manifest.counts.extra["sets_kept"] == 3 and manifest.counts.extra["set_users"] == 610
     assert all(r.outcome.ended_by in {"accepted", "wrong_acceptance"} and r.outcome.score > 0 for r in records)
-    assert all(r.scripted_turns == 2 and r.turns[2].decision == "speak" for r in records)
+    # --strategy human (the default): the greeting alone is scripted, the seeker opens, every turn has a plan
+    assert all(r.scripted_turns == 1 and r.turns[1].role == "seeker" for r in records)
+    assert all(t.plan is not None and t.plan.acts for r in records for t in r.turns[1:])

@@ -15,6 +15,7 @@ REDIAL_TEST = shared_data_root() / "redial" / "test_data.jsonl"
 INSPIRED_TEST = shared_data_root() / "inspired" / "data" / "dialog_data" / "test.tsv"
 REQUIRED = {
     "dialogues",
+    "unit",
     "utterances",
     "words_per_seeker_utterance",
     "words_per_recommender_utterance",
@@ -76,6 +77,7 @@ def test_stats_cli_on_a_run_and_the_human_test_sets_with_plots(scripted_run, tmp
     assert inspired["distinct_users"] is None and redial["distinct_users"] > 1
     assert run["generation"]["acceptance_rate"] == 1.0 and run["generation"]["tokens_per_dialogue"] > 0
     assert redial["generation"] is None
+    assert {stats["unit"] for stats in (run, redial, inspired)} == {"turn"}
     # human ReDial turns are short chat lines; the scripted seeker's are short sentences too, but not the same
     assert 3 < redial["words_per_seeker_utterance"] < 15
     written = sorted(p.name for p in plots.iterdir())
@@ -86,7 +88,8 @@ def test_stats_cli_on_a_run_and_the_human_test_sets_with_plots(scripted_run, tmp
 def test_stats_cli_prints_a_table_for_one_dataset(scripted_run):
     result = run_synth("stats", str(scripted_run), "--no-similarity")
     assert result.returncode == 0, result.stderr
-    assert "words per seeker utterance" in result.stdout and "acceptance rate" in result.stdout
+    assert "words per seeker turn" in result.stdout and "acceptance rate" in result.stdout
+    assert "a turn is a speaker's consecutive messages merged" in " ".join(result.stdout.split())  # the caption
     single = run_synth("stats", str(scripted_run), "--no-similarity", "--json")
     assert json.loads(single.stdout)["dialogues"] == 20  # one path: one object
 

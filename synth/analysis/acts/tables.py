@@ -4,24 +4,43 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
+from synth.analysis.acts.fidelity import REQUEST_BINS, Fidelity, Interval
 from synth.analysis.acts.model import ActEvaluation
-from synth.analysis.acts.profile import REQUEST_BINS, ActProfile
+from synth.analysis.acts.profile import ActProfile
 from synth.analysis.acts.taxonomy import ROLES, TAXONOMY, top_labels
 from synth.analysis.stats.plots import pyplot, save_figure
 from synth.analysis.stats.table import cell
 
 ROLE_TITLE = {"seeker": "seeker intents", "recommender": "recommender actions"}
-SHARES_CAPTION = "acts tagged by the IARD-trained tagger (synth acts train); an utterance may have several"
+SHARES_CAPTION = "acts tagged by the IARD-trained tagger (synth acts train) on each message, which may have several"
 SEQUENCES_CAPTION = "sequences leave out OTH (greetings, thanks, chit-chat); synth's scripted opening is not counted"
+UNIT_NOTE = {
+    "turn": "a turn (a speaker's consecutive messages) carries the union of its messages' acts",
+    "message": "each message counted alone (--per-message)",
+}
+FIDELITY_ROWS = {
+    "seeker_acts": "JSD seeker acts",
+    "recommender_acts": "JSD recommender acts",
+    "requests_before_recommendation": "JSD requests before 1st recommendation",
+    "sum": "sum (fidelity divergence)",
+}
+TableRows = list[tuple[str, list[str]]]
 
 
-def share_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
+def unit_of(profiles: list[ActProfile]) -> str:
+    """The unit the profiles counted ('turn' or 'message'; 'utterance' when they differ)."""
+    units = {p.unit for p in profiles}
+    return units.pop() if len(units) == 1 else "utterance"
+
+
+def share_rows(profiles: list[ActProfile]) -> TableRows:
     """(label, a cell per dataset) for the share of each act, top levels first, then their sub-acts."""
-    rows = []
+    rows, unit = [], unit_of(profiles)
     for role in ROLES:
-        rows.append((f"[{ROLE_TITLE[role]}, share of {role} utterances]", [""] * len(profiles)))
+        rows.append((f"[{ROLE_TITLE[role]}, share of {role} {unit}s]", [""] * len(profiles)))
         for top in top_labels(role):
             rows.append((top, [cell(p.top[role][top], ".1%") for p in profiles]))
             for code, (name, parent) in TAXONOMY[role].items():
@@ -30,7 +49,7 @@ def share_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
     return rows
 
 
-def sequence_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
+def sequence_rows(profiles: list[ActProfile]) -> TableRows:
     """(label, a cell per dataset) for requests before recommending, satisfaction, openings and trigrams."""
     rows = [
         ("dialogues tagged", [cell(p.dialogues, ",") for p in profiles]),
@@ -40,7 +59,8 @@ def sequence_rows(profiles: list[ActProfile]) -> list[tuple[str, list[str]]]:
             (f"  {b} request{'s' if b != '1' else ''}", [cell(p.requests_before_recommendation_shares[b], ".1%") for p in profiles])
             for b in REQUEST_BINS
         ],
-        ("utterances before the 1st recommendation (mean)", [cell(p.utterances_before_recommendation, ".1f") for p in profiles]),
+        (f"{unit_of(profiles)}s before the 1st recommendation (mean)",
+         [cell(p.utterances_before_recommendation, ".1f") for p in profiles]),
         ("predicted satisfaction (mean)", [cell(p.satisfaction_mean, ".2f") for p in profiles]),
         ("dialogues predicted satisfied", [cell(p.satisfied_share, ".1%") for p in profiles]),
     ]
@@ -62,18 +82,74 @@ def _ranked(entries: list[tuple[str, float]], rank: int) -> str:
     return f"{label} ({share:.0%})"
 
 
+def fidelity_rows(profiles: list[ActProfile]) -> TableRows:
+    """(label, a cell per dataset) for each divergence from the reference, with its interval, their sum, and
+    the words per utterance; the reference's column says so. No rows when no profile has a fidelity."""
+    found = _fidelity_of(profiles)
+    if found is None:
+        return []
+    unit = unit_of(profiles)
+    rows = [
+        (label, [_divergence(getattr(p.fidelity, key)) if p.fidelity else "reference" for p in profiles])
+        for key, label in FIDELITY_ROWS.items()
+    ]
+    for role in ROLES:
+        words = [(p.fidelity.words if p.fidelity else found.reference_words)[role] for p in profiles]
+        rows.append((f"words per {role} {unit}", [cell(w, ".1f") for w in words]))
+    return rows
+
+
+def fidelity_caption(profiles: list[ActProfile]) -> str | None:
+    """What the fidelity table measures, against which dataset, with how many resamples."""
+    found = _fidelity_of(profiles)
+    if found is None:
+        return None
+    unit = unit_of(profiles)
+    return (
+        f"Jensen-Shannon divergence from {found.reference} (base 2: 0 the same, 1 disjoint; lower is closer) "
+        f"[{found.confidence:.0%} bootstrap interval over {found.resamples:,} resamples of both datasets' "
+        f"dialogues, seed {found.seed}]; act shares normalised to sum to 1 (a {unit} may carry several acts); "
+        f"requests in bins {' / '.join(REQUEST_BINS)} over dialogues with a recommendation; words per {unit} "
+        "leave out synth's scripted opening"
+    )
+
+
+def _fidelity_of(profiles: list[ActProfile]) -> Fidelity | None:
+    return next((p.fidelity for p in profiles if p.fidelity is not None), None)
+
+
+def _divergence(interval: Interval) -> str:
+    if interval.value is None:
+        return "–"
+    if interval.low is None:
+        return f"{interval.value:.3f}"
+    return f"{interval.value:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def act_tables(profiles: list[ActProfile]) -> list[tuple[str, TableRows, str]]:
+    """(title, rows, caption) of the act distributions, the act sequences and, when the profiles have one, the
+    fidelity to the reference, a column per dataset."""
+    unit_note = UNIT_NOTE.get(unit_of(profiles), "the datasets count different units")
+    tables = [
+        ("dialogue acts", share_rows(profiles), f"{SHARES_CAPTION}; {unit_note}"),
+        ("act sequences", sequence_rows(profiles), SEQUENCES_CAPTION),
+    ]
+    if _fidelity_of(profiles) is not None:
+        tables.append(("fidelity to the reference", fidelity_rows(profiles), fidelity_caption(profiles)))
+    return tables
+
+
 def acts_tables(profiles: list[ActProfile]) -> list[Table]:
-    """The act distributions and the act sequences, a column per dataset."""
+    """The act tables (`act_tables`) as rich tables."""
     tables = []
-    for title, rows in (("dialogue acts", share_rows(profiles)), ("act sequences", sequence_rows(profiles))):
-        table = Table(title=title, title_justify="left")
+    for title, rows, caption in act_tables(profiles):
+        table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
         table.add_column("", no_wrap=True)
         for profile in profiles:
             table.add_column(profile.name, justify="right")
         for label, values in rows:
-            table.add_row(label, *values)
+            table.add_row(escape(label), *values)  # "[seeker intents, ...]" is a heading, not rich markup
         tables.append(table)
-    tables[0].caption, tables[1].caption = SHARES_CAPTION, SEQUENCES_CAPTION
     return tables
 
 
@@ -146,7 +222,7 @@ def acts_plot(path: Path, profiles: list[ActProfile]) -> Path:
         axis.set_yticks([c + height * (len(profiles) - 1) / 2 for c in range(len(codes))],
                         [f"{code} ({TAXONOMY[role][code][1]})" for code in codes], fontsize="small")
         axis.invert_yaxis()
-        axis.set_xlabel(f"share of {role} utterances")
+        axis.set_xlabel(f"share of {role} {unit_of(profiles)}s")
         axis.set_title(ROLE_TITLE[role])
     axis = axes[2]
     width = 0.8 / len(profiles)

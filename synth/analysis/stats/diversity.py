@@ -21,7 +21,7 @@ from synth.analysis.metrics.text import DistinctNgrams, words
 from synth.analysis.near_duplicates import dialogue_text, near_duplicates, utterances_text
 from synth.analysis.stats.corpus import Corpus, Pair, utterance_text
 from synth.analysis.stats.self_bleu import self_bleu
-from synth.data.dialogues import Dialogue
+from synth.data.dialogues import Dialogue, Unit, in_unit
 from synth.data.reference_targets import target_coverage
 from synth.errors import InputError
 from synth.records import Item
@@ -59,16 +59,17 @@ def measure_diversity(
     seed: int = 0,
     self_bleu_sample: int = SELF_BLEU_SAMPLE,
     coverage_of: Sequence[str] = COVERAGE_OF,
+    unit: Unit = "turn",
 ) -> list[Diversity]:
     """The diversity of each corpus, in order. `dialogue_words[i]` holds the words of each dialogue of corpus i
-    and `whole_dist[i]` its Dist-n over all of them, as `measure` counted them (the smallest corpus's Dist-n at
-    equal size is its whole Dist-n)."""
+    and `whole_dist[i]` its Dist-n over all of them, as `measure` counted them in `unit` (the smallest corpus's
+    Dist-n at equal size is its whole Dist-n; n-grams never cross utterances, so the unit matters)."""
     words_each = min((sum(counts) for counts in dialogue_words), default=0)
     bleu_size = min((len(counts) for counts in dialogue_words), default=0)
     bleu_size = min(bleu_size, self_bleu_sample)
     return [
         _diversity(corpus, counts, dist if sum(counts) <= words_each else None, words_each, bleu_size, seed,
-                   coverage_of)
+                   coverage_of, unit)
         for corpus, counts, dist in zip(corpora, dialogue_words, whole_dist)
     ]
 
@@ -81,9 +82,10 @@ def _diversity(
     bleu_size: int,
     seed: int,
     coverage_of: Sequence[str],
+    unit: Unit,
 ) -> Diversity:
     plan = {} if whole_dist is not None else _equal_size_plan(counts, words_each, seed)
-    second = _SecondPass(plan, set(sample_indices(len(counts), bleu_size, seed)))
+    second = _SecondPass(plan, set(sample_indices(len(counts), bleu_size, seed)), unit)
     repeats = sum(1 for _ in near_duplicates(second.texts(corpus)))
     coverage, note = _coverages(second.targets, coverage_of) if second.records else ({}, None)
     return Diversity(
@@ -119,6 +121,7 @@ class _SecondPass:
 
     equal_size: dict[int, int]  # position -> words taken (see _equal_size_plan)
     bleu_at: set[int]  # positions of the self-BLEU sample
+    unit: Unit  # Dist-n's utterances: merged turns or chat messages, as `measure` counted them
     dialogues: int = 0
     records: bool = False  # whether the corpus is a generated run
     bleu_texts: list[str] = field(default_factory=list)
@@ -141,7 +144,9 @@ class _SecondPass:
             yield dialogue.id, text
 
     def _count_words(self, dialogue: Dialogue, left: int) -> None:
-        for turn in dialogue.turns:
+        if left <= 0:
+            return
+        for turn in in_unit(dialogue, self.unit).turns:
             if left <= 0:
                 return
             tokens = words(utterance_text(dialogue, turn))[:left]

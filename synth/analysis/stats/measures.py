@@ -14,7 +14,7 @@ from synth.analysis.metrics.similarity import mean_pairwise_cosine, sample_indic
 from synth.analysis.metrics.text import DistinctNgrams, distinct_count, words
 from synth.analysis.stats.corpus import Corpus, utterance_text
 from synth.analysis.stats.diversity import DIST_N, Diversity
-from synth.data.dialogues import Dialogue
+from synth.data.dialogues import Dialogue, Unit, in_unit
 from synth.records import DialogueRecord
 
 SPECIFICITY_N = (2, 3, 4)
@@ -51,6 +51,7 @@ class DatasetStats(BaseModel):
     format: str
     dialogues: int
     dialogues_in_file: int
+    unit: Unit  # what `utterances` and the words per utterance count: merged turns or chat messages
     utterances: int
     utterances_per_dialogue: float
     distinct_users: int | None  # None: the dataset names no users (INSPIRED, PEARL)
@@ -79,8 +80,8 @@ class Profile:
 class _Tally:
     """Everything measured, added one dialogue at a time: memory grows with distinct n-grams, not dialogues."""
 
-    def __init__(self, keep_text_at: set[int]):
-        self.profile = Profile()
+    def __init__(self, keep_text_at: set[int], unit: Unit):
+        self.unit, self.profile = unit, Profile()
         self.dialogues = self.utterances = 0
         self.users: set[str] = set()
         self.unnamed_users = False
@@ -91,6 +92,7 @@ class _Tally:
         self.records = _RecordTally()
 
     def add(self, dialogue: Dialogue, record: DialogueRecord | None) -> None:
+        dialogue = in_unit(dialogue, self.unit)
         seeker_texts, dialogue_words = [], 0
         for turn in dialogue.turns:
             text = utterance_text(dialogue, turn)
@@ -148,11 +150,12 @@ class _RecordTally:
 
 
 def measure(
-    corpus: Corpus, encoder: Encoder | None, *, similarity_sample: int = 500, seed: int = 0
+    corpus: Corpus, encoder: Encoder | None, *, similarity_sample: int = 500, seed: int = 0, unit: Unit = "turn"
 ) -> tuple[DatasetStats, Profile]:
-    """Every statistic of `corpus` in one pass, and the numbers its plots are drawn from. The similarity is
+    """Every statistic of `corpus` in one pass, and the numbers its plots are drawn from; an utterance is a
+    speaker's turn (consecutive messages merged) or, with unit 'message', each message. The similarity is
     None without an encoder or with fewer than two dialogues that have seeker text."""
-    tally = _Tally(set(sample_indices(corpus.size, similarity_sample, seed)) if encoder else set())
+    tally = _Tally(set(sample_indices(corpus.size, similarity_sample, seed)) if encoder else set(), unit)
     for dialogue, record in corpus:
         tally.add(dialogue, record)
     found, count = tally.profile, max(tally.dialogues, 1)
@@ -162,6 +165,7 @@ def measure(
         format=corpus.format,
         dialogues=tally.dialogues,
         dialogues_in_file=corpus.total,
+        unit=unit,
         utterances=tally.utterances,
         utterances_per_dialogue=tally.utterances / count,
         distinct_users=None if tally.unnamed_users or not tally.dialogues else len(tally.users),

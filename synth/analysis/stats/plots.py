@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from synth.analysis.stats.measures import DIST_N, SPECIFICITY_N, DatasetStats, Profile
+from synth.analysis.stats.table import unit_of
 
 MAX_WORDS = 60  # longer utterances share the last bin
 
@@ -32,16 +33,16 @@ def write_plots(out_dir: Path, all_stats: list[DatasetStats], profiles: list[Pro
 def _utterance_lengths(path: Path, all_stats: list[DatasetStats], profiles: list[Profile]) -> Path:
     plt = pyplot()
     figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    bins = range(0, MAX_WORDS + 2, 2)
+    bins, unit = range(0, MAX_WORDS + 2, 2), unit_of(all_stats)
     for axis, role in zip(axes, ("seeker", "recommender")):
         for stats, found in zip(all_stats, profiles):
             lengths = [min(length, MAX_WORDS) for length in getattr(found, f"{role}_lengths")]
             if lengths:
                 weights = [1 / len(lengths)] * len(lengths)  # each bin's height is its share of the utterances
                 axis.hist(lengths, bins=bins, weights=weights, histtype="step", linewidth=1.8, label=stats.name)
-        axis.set_title(f"{role} utterances")
-        axis.set_xlabel(f"words per utterance ({MAX_WORDS}+ in the last bin)")
-    axes[0].set_ylabel("share of utterances (2-word bins)")
+        axis.set_title(f"{role} {unit}s")
+        axis.set_xlabel(f"words per {unit} ({MAX_WORDS}+ in the last bin)")
+    axes[0].set_ylabel(f"share of {unit}s (2-word bins)")
     axes[1].legend(fontsize="small")
     return save_figure(figure, path)
 
@@ -61,13 +62,14 @@ def _turns_to_goal(path: Path, all_stats: list[DatasetStats], profiles: list[Pro
 
 
 def _side_by_side(path: Path, all_stats: list[DatasetStats]) -> Path:
+    unit = unit_of(all_stats)
     panels = [
         (
-            "words per utterance",
+            f"words per {unit}",
             ["seeker", "recommender"],
             lambda s: [s.words_per_seeker_utterance, s.words_per_recommender_utterance],
         ),
-        ("utterances per dialogue", [""], lambda s: [s.utterances_per_dialogue]),
+        (f"{unit}s per dialogue", [""], lambda s: [s.utterances_per_dialogue]),
         (
             "n-gram specificity (seeker)",
             [f"n={n}" for n in SPECIFICITY_N],

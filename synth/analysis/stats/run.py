@@ -7,6 +7,7 @@ import logging
 from synth.analysis.stats.corpus import Corpus, load_corpus
 from synth.analysis.stats.diversity import SELF_BLEU_SAMPLE, measure_diversity
 from synth.analysis.stats.measures import DatasetStats, Encoder, Profile, measure
+from synth.data.dialogues import Unit
 from synth.errors import SynthError
 
 log = logging.getLogger(__name__)
@@ -40,16 +41,17 @@ def collect_stats(
     encoder: Encoder | None = None,
     similarity_sample: int = 500,
     self_bleu_sample: int = SELF_BLEU_SAMPLE,
+    unit: Unit = "turn",
 ) -> tuple[list[DatasetStats], list[Profile]]:
     """Statistics and profiles of every opened dataset, in order, with their diversity measured side by side
-    (self-BLEU and Dist-n at the same size in each)."""
+    (self-BLEU and Dist-n at the same size in each); an utterance is a speaker's turn, or each message."""
     all_stats, profiles = [], []
     for corpus in corpora:
-        stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed)
+        stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed, unit=unit)
         all_stats.append(stats)
         profiles.append(found)
     words, dist = [found.dialogue_words for found in profiles], [stats.dist for stats in all_stats]
-    diversities = measure_diversity(corpora, words, dist, seed=seed, self_bleu_sample=self_bleu_sample)
+    diversities = measure_diversity(corpora, words, dist, seed=seed, self_bleu_sample=self_bleu_sample, unit=unit)
     for stats, diversity in zip(all_stats, diversities):
         stats.diversity = diversity
     return all_stats, profiles

@@ -17,12 +17,12 @@ ROWS: list[Row] = [
         ",",
         lambda s: s.dialogues if s.dialogues == s.dialogues_in_file else f"{s.dialogues:,} of {s.dialogues_in_file:,}",
     ),
-    ("utterances", ",", lambda s: s.utterances),
-    ("utterances per dialogue", ".1f", lambda s: s.utterances_per_dialogue),
+    ("{unit}s", ",", lambda s: s.utterances),
+    ("{unit}s per dialogue", ".1f", lambda s: s.utterances_per_dialogue),
     ("distinct users", ",", lambda s: s.distinct_users),
     ("distinct items mentioned", ",", lambda s: s.distinct_items),
-    ("words per seeker utterance", ".1f", lambda s: s.words_per_seeker_utterance),
-    ("words per recommender utterance", ".1f", lambda s: s.words_per_recommender_utterance),
+    ("words per seeker {unit}", ".1f", lambda s: s.words_per_seeker_utterance),
+    ("words per recommender {unit}", ".1f", lambda s: s.words_per_recommender_utterance),
     *[(f"{n}-gram specificity (seeker)", ".1f", lambda s, n=n: s.ngram_specificity[str(n)]) for n in SPECIFICITY_N],
     ("inter-dialogue similarity", ".3f", lambda s: s.inter_dialogue_similarity),
     *[(f"Dist-{n} (corpus, word n-grams)", ".3f", lambda s, n=n: s.dist[str(n)]) for n in DIST_N],
@@ -33,6 +33,10 @@ ROWS: list[Row] = [
     ("tokens per dialogue", ",.0f", lambda s: s.generation and s.generation.tokens_per_dialogue),
 ]
 SYNTH_ONLY = 5  # the last rows describe generation
+UNIT_NOTE = {
+    "turn": "a turn is a speaker's consecutive messages merged (--per-message counts each message)",
+    "message": "each chat message counted alone (--per-message; a speaker's turn may span several)",
+}
 
 DIVERSITY_ROWS: list[Row] = [
     ("distinct users", ",", lambda s: s.distinct_users),
@@ -64,20 +68,31 @@ def cell(value: object, spec: str) -> str:
 
 
 def stat_rows(all_stats: list[DatasetStats]) -> list[Row]:
-    """Synth-only rows are left out when no dataset is a synth run."""
-    return ROWS if any(s.generation for s in all_stats) else ROWS[:-SYNTH_ONLY]
+    """The rows, labelled with the unit counted ('words per seeker turn'); synth-only rows are left out when no
+    dataset is a synth run."""
+    rows = ROWS if any(s.generation for s in all_stats) else ROWS[:-SYNTH_ONLY]
+    unit = unit_of(all_stats)
+    return [(label.format(unit=unit), spec, value) for label, spec, value in rows]
+
+
+def unit_of(all_stats: list[DatasetStats]) -> str:
+    """The unit the datasets were counted in ('turn' or 'message'; 'utterance' when they differ)."""
+    units = {s.unit for s in all_stats}
+    return units.pop() if len(units) == 1 else "utterance"
 
 
 def stats_table(all_stats: list[DatasetStats]) -> Table:
     """A rich table of the statistics, a column per dataset."""
-    caption = similarity_caption(all_stats)
+    caption = stats_caption(all_stats)
     return _rich_table("dataset statistics", "statistic", stat_rows(all_stats), all_stats, caption)
 
 
-def similarity_caption(all_stats: list[DatasetStats]) -> str | None:
-    """What the similarity row measures, naming the embedding models; None when no dataset has it."""
+def stats_caption(all_stats: list[DatasetStats]) -> str | None:
+    """What a unit counted is, and what the similarity row measures, naming the embedding models."""
     models = sorted({s.similarity.model for s in all_stats if s.similarity})
-    return f"similarity: mean cosine of seeker-side embeddings ({', '.join(models)})" if models else None
+    lines = [UNIT_NOTE[unit] for unit in sorted({s.unit for s in all_stats})]
+    lines += [f"similarity: mean cosine of seeker-side embeddings ({', '.join(models)})"] if models else []
+    return "\n".join(lines) or None
 
 
 def diversity_table(all_stats: list[DatasetStats]) -> Table:
