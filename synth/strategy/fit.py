@@ -26,8 +26,8 @@ from synth.data.paths import shared_data_root
 from synth.strategy.model import (
     Context,
     StrategyModel,
+    act_set_label,
     acts_of,
-    label_of,
     recommends,
     requests,
     shipped_strategy_path,
@@ -68,7 +68,7 @@ def vocabulary(dialogues: Sequence[Dialogue]) -> dict[Role, Counter[str]]:
     found: dict[Role, Counter[str]] = {"seeker": Counter(), "recommender": Counter()}
     for dialogue in dialogues:
         for role, acts, _ in merged_turns(dialogue):
-            found[role][label_of(role, acts)] += 1
+            found[role][act_set_label(role, acts)] += 1
     return found
 
 
@@ -87,7 +87,7 @@ def planned_turns(dialogues: Sequence[Dialogue], kept: dict[Role, Counter[str]])
     for dialogue in dialogues:
         turns, recommended, previous = [], False, None
         for position, (role, acts, count) in enumerate(merged_turns(dialogue)):
-            label = fold_label(role, label_of(role, acts), kept[role])
+            label = fold_label(role, act_set_label(role, acts), kept[role])
             turns.append(PlannedTurn(role, label, count, Context.after(role, recommended, previous, position)))
             recommended = recommended or (role == "recommender" and recommends(acts_of(label)))
             previous = (role, acts_of(label))

@@ -26,7 +26,7 @@ FEEDBACK = ("SEE", "ACC", "REJ", "INQ", "CRI-F", "CRI-A", "CRI-C", "NRE")  # the
 POSITIONS = ((0, "0"), (1, "1"), (2, "2"), (3, "3"), (4, "4-5"), (6, "6-8"), (9, "9+"))  # (from, bucket)
 
 
-def label_of(role: Role, acts: Iterable[str]) -> str:
+def act_set_label(role: Role, acts: Iterable[str]) -> str:
     """An act set as one label, its codes in the taxonomy's order: 'REC-S+EXP-P'."""
     wanted = set(acts)
     return "+".join(code for code in TAXONOMY[role] if code in wanted)

@@ -42,7 +42,7 @@ def seeker_allowed(*, suggestion: bool, target: bool | None, may_ask: bool) -> A
         return lambda acts: not any(code in FEEDBACK for code in acts)
 
     def allowed(acts: tuple[str, ...]) -> bool:
-        if "INQ" in acts and "ACC" not in acts and "REJ" not in acts:
+        if only_asks(acts):
             return may_ask
         answers = any(code in FEEDBACK or code in ASKS_FOR_MORE for code in acts) and "INQ" not in acts
         if target is None:
@@ -54,9 +54,14 @@ def seeker_allowed(*, suggestion: bool, target: bool | None, may_ask: bool) -> A
     return allowed
 
 
+def only_asks(acts: Sequence[str]) -> bool:
+    """The seeker's acts ask about the suggestion without deciding (INQ, neither ACC nor REJ)."""
+    return "INQ" in acts and "ACC" not in acts and "REJ" not in acts
+
+
 def asks_first(plan: TurnPlan) -> bool:
-    """The seeker asks about the suggestion before deciding (INQ without accepting or rejecting)."""
-    return "INQ" in plan.acts and "ACC" not in plan.acts and "REJ" not in plan.acts
+    """The seeker's planned move asks about the suggestion before deciding on it."""
+    return only_asks(plan.acts)
 
 
 class DialoguePlan:

@@ -58,8 +58,8 @@ MIN_CHARS = 120
 
 def utterance_limit(plan: TurnPlan | None, named: Sequence[Item] = ()) -> int:
     """The reply's length cap in characters: the schema's usual cap without a plan; with one, room for about
-    twice the planned words (120 characters at least) plus the longest title the turn may name, so a small model that ignores
-    "aim for about N words" still writes a turn of a person's length."""
+    twice the planned words (120 characters at least) plus the longest title the turn may name, so that a
+    small model that ignores "in about N words" still writes a turn of about a person's length."""
     if plan is None:
         return UTTERANCE_MAX_CHARS
     title = max((len(item.display) for item in named), default=0)

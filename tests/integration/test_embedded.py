@@ -213,7 +213,8 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     """GoRecDial games written by the embedded model train the expert; held-out games are then played against
     synth's seeker simulator on the real SmolLM2."""
     run = tmp_path / "games"
-    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "6")
+    # PEARL's fixed course: one ask turn, then suggestions, so that 3 short games give the experts speech to learn
+    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "6", "--strategy", "pearl")
     out = tmp_path / "bench"
     result = run_synth(
         "benchmark", "--suite", "gorecdial", "--train", f"smollm={run}", "--test", f"smollm={run}", "--folds", "2",

@@ -111,8 +111,9 @@ def test_folds_hold_every_game_out_once():
 
 
 def test_generated_records_become_games(tmp_path):
-    """A run played by the scripted backend (game logic): decisions, recommended candidates, acceptances."""
-    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=2, seed=5, progress=False), tmp_path,
+    """A run played by the scripted backend (game logic) on PEARL's fixed course (one ask turn, then the expert
+    chooses): decisions, recommended candidates, acceptances."""
+    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=2, seed=5, strategy="pearl", progress=False), tmp_path,
                          backend=ScriptedBackend(game_script(accept=False))))
     record = read_records(tmp_path)[0]
     game = record_game(record)
@@ -201,7 +202,9 @@ def test_bot_play_makes_a_hesitant_expert_recommend():
 
 def test_cli_writes_both_tables_and_plots(tmp_path):
     run = tmp_path / "run"
-    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=6, seed=7, progress=False), run,
+    # PEARL's fixed course: every game has an ask turn, so each fold has speech for the response rankers (under a
+    # plan a seeker that accepts at once can leave a 3-game fold with none)
+    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=6, seed=7, strategy="pearl", progress=False), run,
                          backend=ScriptedBackend(game_script(accept=True))))
     out = tmp_path / "out"
     result = run_synth("benchmark", "--suite", "gorecdial", "--train", f"gen={run}", "--test", f"gen={run}",
