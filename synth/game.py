@@ -13,7 +13,7 @@ from synth.retrievers.base import Retriever
 from synth.simulators import Recommender, Sampling, Seeker, Usage
 from synth.strategy.model import StrategyModel, recommends
 from synth.strategy.plans import DialoguePlan, asks_first
-from synth.turns import GREETING_ONLY, SEED_EXCHANGE, SEED_STRIDE, RecordMoves, Role, Unfinished, play_turns, transcript
+from synth.turns import SEED_STRIDE, RecordMoves, Role, Unfinished, opening, play_turns, transcript
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,8 @@ class GameRules:
     strategy: Strategy = "pearl"
 
     def script(self) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open."""
-        return GREETING_ONLY if self.strategy == "human" else SEED_EXCHANGE
+        """The scripted opening of this strategy (synth.turns.opening)."""
+        return opening(self.strategy)
 
     def last_offer(self, step: int) -> bool:
         """Whether a recommender turn at `step` is its last one before the cap. Outside PEARL's fixed course

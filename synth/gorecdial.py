@@ -28,7 +28,7 @@ from synth.simulators import Line, Sampling, Simulator, Usage
 from synth.strategy.model import StrategyModel, recommends
 from synth.strategy.plans import DialoguePlan, asks_first
 from synth.strategy.wording import instruction, utterance_limit
-from synth.turns import GREETING_ONLY, SEED_EXCHANGE, RecordMoves, Role, Unfinished, play_turns, transcript
+from synth.turns import RecordMoves, Role, Unfinished, opening, play_turns, transcript
 
 EXPERT_NAMES = {"seeker": "Seeker", "recommender": "Expert"}
 
@@ -50,8 +50,8 @@ class GoRecDialRules:
     strategy: Strategy = "pearl"  # human: each turn's move is planned (synth.strategy); see synth.game.GameRules
 
     def script(self) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open."""
-        return GREETING_ONLY if self.strategy == "human" else SEED_EXCHANGE
+        """The scripted opening of this strategy (synth.turns.opening)."""
+        return opening(self.strategy)
 
     def may_recommend(self, step: int) -> bool:
         """Whether the expert may recommend at this step (its turns are the even steps)."""

@@ -24,6 +24,11 @@ SEED_EXCHANGE: tuple[tuple[Role, str], ...] = (
 )
 GREETING_ONLY: tuple[tuple[Role, str], ...] = SEED_EXCHANGE[:1]  # --strategy human: the seeker's first line is its own
 SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
+
+
+def opening(strategy: str) -> tuple[tuple[Role, str], ...]:
+    """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open (human)."""
+    return GREETING_ONLY if strategy == "human" else SEED_EXCHANGE
 SEED_STRIDE = 100  # utterance `step` of a dialogue is sampled with seed `dialogue seed + SEED_STRIDE * step`
 
 
