@@ -13,6 +13,7 @@ from synth.filters.acceptance import WrongAcceptance
 from synth.filters.dedup import Dedup
 from synth.filters.form import Form
 from synth.filters.preference import GuessContradiction, PersonaContradiction
+from synth.filters.quality import Quality
 from synth.filters.recommender_faults import RecommenderFaults
 from synth.filters.repetition import Repetition
 from synth.filters.satisfaction import Satisfaction
@@ -25,13 +26,15 @@ BASIC_FILTERS: dict[str, type] = {
     cls.name: cls for cls in (Repetition, TargetLeak, WrongAcceptance, RecommenderFaults, Form)
 }
 CORPUS_FILTERS: dict[str, type] = {cls.name: cls for cls in (Dedup,)}
+# The reply detectors of the turn loop, after the fact: a filter of its own (`--filters quality`), in `all`.
+QUALITY_FILTERS: dict[str, type] = {cls.name: cls for cls in (Quality,)}
 PREFERENCE_FILTERS: dict[str, type] = {cls.name: cls for cls in (PersonaContradiction, GuessContradiction)}
 MODEL_FILTERS: dict[str, type] = {cls.name: cls for cls in (Satisfaction,)}
-FILTERS: dict[str, type] = BASIC_FILTERS | CORPUS_FILTERS | PREFERENCE_FILTERS | MODEL_FILTERS
+FILTERS: dict[str, type] = BASIC_FILTERS | QUALITY_FILTERS | CORPUS_FILTERS | PREFERENCE_FILTERS | MODEL_FILTERS
 GROUPS: dict[str, tuple[str, ...]] = {
     "basic": (*BASIC_FILTERS, *CORPUS_FILTERS),
     "preference": tuple(PREFERENCE_FILTERS),
-    "all": (*BASIC_FILTERS, *CORPUS_FILTERS, *PREFERENCE_FILTERS),
+    "all": (*BASIC_FILTERS, *QUALITY_FILTERS, *CORPUS_FILTERS, *PREFERENCE_FILTERS),
 }
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
 
@@ -50,6 +53,7 @@ class FilterConfig(BaseModel):
     wrong_acceptance: WrongAcceptance = Field(default_factory=WrongAcceptance)
     recommender_faults: RecommenderFaults = Field(default_factory=RecommenderFaults)
     form: Form = Field(default_factory=Form)
+    quality: Quality = Field(default_factory=Quality)
     dedup: Dedup = Field(default_factory=Dedup)
     satisfaction: Satisfaction = Field(default_factory=Satisfaction)
     # preference filters
@@ -100,7 +104,7 @@ class FilterConfig(BaseModel):
     @property
     def basic(self) -> list:
         """The selected basic filters, configured."""
-        return [getattr(self, name) for name in self.selected if name in BASIC_FILTERS]
+        return [getattr(self, name) for name in self.selected if name in BASIC_FILTERS or name in QUALITY_FILTERS]
 
     @property
     def batched(self) -> list:

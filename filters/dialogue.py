@@ -6,12 +6,16 @@ movies only in the text ("Title (Year)")."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
+from synth.analysis.defects import Spoken, dialogue_utterances, record_utterances
 from synth.data.dialogues import Dialogue
 from synth.filters.titles import TitleSpotter, mention_key, title_mentions
-from synth.records import DialogueRecord, verdict
+from synth.prompting import shipped_example_replies
+from synth.records import DialogueRecord, Item, verdict
 from synth.replies import END_MARKER
 
 SourceFormat = Literal["synth", "pearl"]
@@ -49,6 +53,12 @@ class FilterDialogue:
     outcome: str | None = None  # synth: how the game ended (accepted, wrong_acceptance, turn_cap, ...)
     errors: list[str] = field(default_factory=list)
     _spotter: TitleSpotter | None = field(default=None, repr=False)
+    _spoken: Callable[[], list[Spoken]] | None = field(default=None, repr=False)
+
+    @cached_property
+    def utterances(self) -> list[Spoken]:
+        """The unscripted utterances with what the reply detectors check them against (built once, on use)."""
+        return self._spoken() if self._spoken is not None else []
 
     @property
     def target_spotter(self) -> TitleSpotter | None:
@@ -65,8 +75,9 @@ class FilterDialogue:
         )
 
 
-def from_record(record: DialogueRecord, raw: str) -> FilterDialogue:
-    """The view of one synth record (pearl dialogue or GoRecDial game)."""
+def from_record(record: DialogueRecord, raw: str, catalog: Mapping[str, Item] | None = None) -> FilterDialogue:
+    """The view of one synth record (pearl dialogue or GoRecDial game); `catalog` (the run's items) names the
+    persona's reviewed items for the reply detectors."""
     game = record.gorecdial
     fallback = [c.id for c in game.candidates] if game is not None else None
     names = {c.id: c.display for c in game.candidates} if game is not None else {}
@@ -102,6 +113,7 @@ def from_record(record: DialogueRecord, raw: str) -> FilterDialogue:
         persona=persona,
         outcome=record.outcome.ended_by,
         errors=record.errors,
+        _spoken=lambda: record_utterances(record, catalog, examples=shipped_example_replies()),
     )
 
 
@@ -142,6 +154,7 @@ def from_pearl(dialogue: Dialogue, raw: dict[str, Any]) -> FilterDialogue:
         target_title=gt,
         persona=persona_statements(dialogue.meta.get("user_persona")),
         _spotter=spotter,
+        _spoken=lambda: dialogue_utterances(dialogue),
     )
 
 

@@ -24,10 +24,12 @@ from synth.progress import progress_bar
 from synth.redaction import redact_url
 from synth.runs.atomic import write_json_atomic
 from synth.runs.filtering import Drop, FilterReport, dropped_line
+from synth.runs.folder import RunFolder
 from synth.runs.layout import (
     DIALOGUES_FILE,
     DROPPED_FILE,
     FILTER_REPORT_FILE,
+    ITEMS_FILE,
     MANIFEST_FILE,
     copy_items,
     dialogues_file,
@@ -58,8 +60,9 @@ def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[Fi
         for _, raw, dialogue in iter_pearl(path):
             yield from_pearl(dialogue, raw)
         return
+    catalog = RunFolder(path.parent, path).items if (path.parent / ITEMS_FILE).exists() else None
     for found in iter_records(path):
-        yield from_record(found.record, found.line)
+        yield from_record(found.record, found.line, catalog)
 
 
 def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, Verdict]:

@@ -30,6 +30,7 @@ NON_SEMANTIC_FIELDS = {
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
 ADDED_FIELDS: dict[str, object] = {
     "ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False, "strategy": "pearl",
+    "reply_resamples": 0,
 }
 
 
@@ -113,6 +114,9 @@ class GenerateConfig(BackendConfig):
     k_schedule: list[int] = Field(default_factory=lambda: [3, 3, 3, 2, 1, 1])
     force_target_from: int = Field(3, ge=1, description="recommendation turn from which the target is a candidate")
     max_format_retries: int = Field(3, ge=0)
+    reply_resamples: int = Field(
+        2, ge=0, description="times a reply the checks find a defect in is sampled again (0: keep it, defects recorded)"
+    )
     # retrieval (pearl): which candidates the recommender may suggest
     retriever: Literal["bm25", "dense", "hybrid"] = "bm25"
     embedding_model: str = Field("all-MiniLM-L6-v2", description="sentence-transformers model of dense/hybrid")

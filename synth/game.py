@@ -5,15 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from synth.analysis.defects import ReplyContext, split_opinion, taste
 from synth.config import Strategy
 from synth.personas import GameSpec, ReviewIndex
-from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Item, Outcome, ScoredItem, Turn
+from synth.prompting import example_replies
+from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Item, Outcome, Review, ScoredItem, Turn, verdict
 from synth.replies import ReplyFormatError
 from synth.retrievers.base import Retriever
-from synth.simulators import Recommender, Sampling, Seeker, Usage
-from synth.strategy.model import StrategyModel, recommends
+from synth.simulators import ExampleChoice, Recommender, Sampling, Seeker, Usage
+from synth.strategy.model import StrategyModel, recommends, requests
 from synth.strategy.plans import DialoguePlan, asks_first
-from synth.turns import SEED_STRIDE, RecordMoves, Role, Unfinished, opening, play_turns, transcript
+from synth.turns import (
+    RECOMMENDER_VIEW,
+    SEED_STRIDE,
+    SEEKER_VIEW,
+    RecordMoves,
+    Role,
+    Unfinished,
+    opening,
+    play_turns,
+    transcript,
+)
 
 
 @dataclass(frozen=True)
@@ -130,9 +142,14 @@ class _PearlMoves(RecordMoves):
         self.game, self.spec, self.usage = game, spec, usage
         self.pool = game.initial_pool(spec)
         self.plan = DialoguePlan(game.strategy, spec.seed) if game.rules.strategy == "human" and game.strategy else None
-        self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog, planned=self.plan is not None)
-        self.recommender_system = game.recommender.system_prompt(planned=self.plan is not None)
+        self.examples = ExampleChoice.draw(game.seeker.prompts.examples, spec.seed)
+        self.stock = example_replies(game.seeker.prompts.examples)
+        planned = self.plan is not None
+        self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog, planned=planned, example=self.examples)
+        self.recommender_system = game.recommender.system_prompt(planned=planned, example=self.examples)
+        self.asked_taste = False  # the recommender has asked its first question about the seeker's taste
         self.scripted = 0
+        self.liked, self.disliked = taste(spec.persona.general, game.catalog)
         self.recommender_turns = 0
         self.last_recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
@@ -142,6 +159,29 @@ class _PearlMoves(RecordMoves):
         self.scripted = len(script)
         if self.plan is not None:
             self.plan.opened(script)
+
+    def seeker_context(self, recommended: Item | None, opinion: Review | None) -> ReplyContext:
+        """What the seeker's reply is checked against: the words so far, its reviewed titles (with its own
+        verdict of the suggestion it answers), and its target while the target has not been suggested."""
+        game, spec = self.game, self.spec
+        more_liked, more_disliked = split_opinion(recommended.display, verdict(opinion)) if recommended and opinion else ((), ())
+        shown = any(t.recommended_item == spec.target.id for t in self.turns)
+        return ReplyContext(
+            "seeker", *self.history("seeker", self.scripted), self.liked + more_liked, self.disliked + more_disliked,
+            hidden_target=None if shown else game.catalog[spec.target.id].display, examples=self.stock,
+            suggestion=recommended.display if recommended else None, mentioned=self.mentioned(),
+        )
+
+    def recommender_context(self, shown: Sequence[Item]) -> ReplyContext:
+        """What the recommender's reply is checked against: the words so far, the descriptions of the items it
+        was shown, and its prompt's example."""
+        descriptions = {item.display: item.description or "" for item in shown}
+        return ReplyContext("recommender", *self.history("recommender", self.scripted), descriptions=descriptions,
+                            examples=self.stock, mentioned=self.mentioned())
+
+    def mentioned(self) -> tuple[str, ...]:
+        """The titles recommended so far."""
+        return tuple(self.game.catalog[item].display for item in self.suggested_ids())
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""
@@ -158,10 +198,11 @@ class _PearlMoves(RecordMoves):
             plan = self.plan.seeker(seed, suggestion=recommended is not None, target=is_target, may_ask=may_ask)
         opinion = game.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
         reply = await game.seeker.reply(
-            self.seeker_system, transcript(self.turns), target=spec.target, recommended=recommended, opinion=opinion,
-            seed=seed, usage=self.usage, plan=plan,
+            self.seeker_system, transcript(self.turns, SEEKER_VIEW), target=spec.target, recommended=recommended,
+            opinion=opinion, seed=seed, usage=self.usage, plan=plan, context=self.seeker_context(recommended, opinion),
+            liked=self.liked, disliked=self.disliked,
         )
-        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan))
+        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan, checks=reply.checks))
         if recommended is not None and plan is not None and asks_first(plan):
             self.asked_about = True
             return None
@@ -190,10 +231,15 @@ class _PearlMoves(RecordMoves):
                 last_offer=game.rules.last_offer(step),
             )
         items = [game.catalog[c.item_id] for c in candidates] if candidates else None
+        about = self.last_recommended if answering else None
+        first_question = not self.asked_taste and not items and about is None and (plan is None or requests(plan.acts))
         reply = await game.recommender.reply(
-            self.recommender_system, transcript(self.turns), candidates=items, seed=seed, usage=self.usage, plan=plan,
-            about=self.last_recommended if answering else None, may_pass=game.rules.strategy == "free",
+            self.recommender_system, transcript(self.turns, RECOMMENDER_VIEW), candidates=items, seed=seed,
+            usage=self.usage, plan=plan, about=about, may_pass=game.rules.strategy == "free",
+            context=self.recommender_context([*(items or []), *([about] if about else [])]),
+            opening=self.examples.opening if first_question else None,
         )
+        self.asked_taste |= first_question
         self.recommender_turns += 1
         self.add_recommender_turn(reply, candidates=candidates, plan=plan)
         if reply.item_id is not None:
@@ -212,7 +258,8 @@ class _PearlMoves(RecordMoves):
             return
         try:
             reply = await self.game.recommender.reply(
-                self.recommender_system, transcript(self.turns), candidates=None, seed=seed, usage=self.usage, plan=plan
+                self.recommender_system, transcript(self.turns, RECOMMENDER_VIEW), candidates=None, seed=seed, usage=self.usage, plan=plan,
+                context=self.recommender_context([]),
             )
         except ReplyFormatError:
             return

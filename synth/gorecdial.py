@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from synth.analysis.defects import ReplyContext
 from synth.config import Strategy
 from synth.movie_sets import MovieSet
 from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn, TurnPlan
@@ -127,10 +128,11 @@ class GoRecDialSeeker(Simulator):
 
     async def reply(
         self, system: str, transcript: list[Line], *, recommended: Item | None, seed: int, usage: Usage,
-        plan: TurnPlan | None = None,
+        plan: TurnPlan | None = None, context: ReplyContext | None = None,
     ) -> SeekerReply:
         """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first (the
-        decision itself stays the seeker's: the plan's accept or reject is left out)."""
+        decision itself stays the seeker's: the plan's accept or reject is left out). With a `context`, a reply
+        the checks find a defect in is sampled again."""
         asks = plan is not None and recommended is not None and asks_first(plan)
         decides = recommended is not None and not asks
         item = recommended.display if recommended else "it"
@@ -139,9 +141,9 @@ class GoRecDialSeeker(Simulator):
         user = self.prompts.render(
             "gorecdial_seeker_turn", transcript=transcript, recommended=recommended, asks=asks, move=move
         )
-        return await self._ask(
+        return await self._ask_checked(
             system, user, seeker_schema(decides, max_chars=limit),
-            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage,
+            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage, context=context,
         )
 
 
@@ -153,19 +155,22 @@ class GoRecDialExpert(Simulator):
 
     async def reply(
         self, system: str, transcript: list[Line], *, remaining: list[Item], seed: int, usage: Usage,
-        plan: TurnPlan | None = None, about: Item | None = None,
+        plan: TurnPlan | None = None, about: Item | None = None, context: ReplyContext | None = None,
     ) -> RecommenderReply:
         """The expert's next message: one of `remaining` or only words; with a `plan`, its move decides which
-        (`about`: the candidate the seeker asked about)."""
+        (`about`: the candidate the seeker asked about). With a `context`, a reply the checks find a defect in
+        is sampled again."""
         must = plan is not None and bool(remaining)
         move = None if plan is None else instruction("recommender", plan, item=about.display if about else "it")
         limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
         user = self.prompts.render(
             "gorecdial_expert_turn", transcript=transcript, remaining=remaining, move=move, about=about
         )
-        return await self._ask(
+        titles = {item.id: item.display for item in remaining}
+        return await self._ask_checked(
             system, user, expert_schema(remaining, must_recommend=must, max_chars=limit),
-            lambda text: parse_expert(text, remaining, limit), seed=seed, usage=usage,
+            lambda text: parse_expert(text, remaining, limit), seed=seed, usage=usage, context=context,
+            named=lambda reply: titles.get(reply.item_id or "") or (about.display if about else None),
         )
 
 
@@ -229,11 +234,13 @@ class _GoRecDialMoves(RecordMoves):
         self.expert_system = player.expert.system_prompt(self.candidates)
         self.recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
+        self.scripted = 0
         use_plan = player.rules.strategy == "human" and player.strategy is not None
         self.plan = DialoguePlan(player.strategy, seed) if use_plan else None
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
+        self.scripted = len(script)
         if self.plan is not None:
             self.plan.opened(script)
 
@@ -247,9 +254,13 @@ class _GoRecDialMoves(RecordMoves):
             remaining = self.remaining if recommends(plan.acts) else []
         else:
             remaining = self.remaining if player.rules.may_recommend(step) else []
+        about = self.recommended if answering else None
+        shown = {item.display: item.description or "" for item in [*remaining, *([about] if about else [])]}
         reply = await player.expert.reply(
             self.expert_system, transcript(self.turns, EXPERT_NAMES), remaining=remaining, seed=seed, usage=self.usage,
-            plan=plan, about=self.recommended if answering else None,
+            plan=plan, about=about,
+            context=ReplyContext("recommender", *self.history("recommender", self.scripted), descriptions=shown,
+                                 mentioned=self.mentioned()),
         )
         item = player.catalog[reply.item_id] if reply.item_id else None
         correct = self.candidates[self.movie_set.correct_index]
@@ -271,11 +282,13 @@ class _GoRecDialMoves(RecordMoves):
         if self.plan is not None:
             may_ask = recommended is not None and not self.asked_about and step + 2 < self.player.rules.max_utterances
             plan = self.plan.seeker(seed, suggestion=recommended is not None, target=None, may_ask=may_ask)
+        loved = tuple(item.display for item in self.seeker_items)
         answer = await self.player.seeker.reply(
             self.seeker_system, transcript(self.turns, EXPERT_NAMES), recommended=recommended, seed=seed,
-            usage=self.usage, plan=plan,
+            usage=self.usage, plan=plan, context=ReplyContext("seeker", *self.history("seeker", self.scripted), loved,
+                                 suggestion=recommended.display if recommended else None, mentioned=self.mentioned()),
         )
-        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan))
+        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan, checks=answer.checks))
         if recommended is not None and plan is not None and asks_first(plan):
             self.asked_about = True
             return None
@@ -288,6 +301,10 @@ class _GoRecDialMoves(RecordMoves):
             points=self.movie_set.points,
             recommendations=self.recommendations,
         )
+
+    def mentioned(self) -> tuple[str, ...]:
+        """The titles recommended so far."""
+        return tuple(self.player.catalog[item].display for item in self.suggested_ids())
 
     def unfinished(self, ended_by: Unfinished) -> Outcome:
         return self.player.rules.unfinished(ended_by, self.recommendations)

@@ -71,7 +71,7 @@ def plan_counts(summary: PlanSummary) -> dict[str, int]:
 def build_pearl(config: GenerateConfig, data: SourceData, backend: ChatBackend, prompts: PromptSet, planned: Planned) -> Game:
     """The PEARL game over the planned personas."""
     assert planned.reviews is not None
-    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
+    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries, config.reply_resamples)
     rules = GameRules(
         config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from, config.strategy
     )
@@ -111,7 +111,7 @@ def plan_gorecdial(config: GenerateConfig, data: SourceData) -> Planned:
 
 def build_gorecdial(config: GenerateConfig, data: SourceData, backend: ChatBackend, prompts: PromptSet, planned: Planned) -> Game:
     """The GoRecDial game over the planned movie sets."""
-    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries)
+    sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries, config.reply_resamples)
     return GoRecDialGamePlayer(
         data.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
         GoRecDialRules(

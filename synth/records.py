@@ -80,6 +80,21 @@ class TurnPlan(BaseModel):
     sampled: list[str] | None = None
 
 
+class RejectedReply(BaseModel):
+    """A reply the turn loop's checks turned down, and why (synth.analysis.defects)."""
+
+    text: str
+    reasons: list[str]
+
+
+class ReplyChecks(BaseModel):
+    """What the reply checks did on a turn, where they did anything: the replies re-sampled away, in order, and
+    the defects of the reply kept when the re-sample limit was reached (fewest found, first of those)."""
+
+    resampled: list[RejectedReply] = Field(default_factory=list)
+    kept_defects: list[str] = Field(default_factory=list)
+
+
 class Turn(BaseModel):
     role: Literal["seeker", "recommender"]
     text: str
@@ -90,6 +105,7 @@ class Turn(BaseModel):
     decision: Literal["speak", "recommend"] | None = None  # GoRecDial expert turns
     correct: bool | None = None  # GoRecDial: was the recommended item the correct one
     plan: TurnPlan | None = None  # the planned move (--strategy human)
+    checks: ReplyChecks | None = None  # re-samples of this turn's reply, when its checks found a defect
 
 
 class Outcome(BaseModel):
@@ -127,6 +143,7 @@ class Generation(BaseModel):
     llm_calls: int = 0
     latency_s: float = 0.0
     format_retries: int = 0
+    reply_resamples: int = 0  # replies the checks turned down and sampled again (synth.analysis.defects)
     cost_usd: float | None = None  # at the run's configured prices
 
 

@@ -7,11 +7,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from synth.records import Item
+from synth.records import Item, ReplyChecks
 
 END_MARKER = "[EOD]"
 NO_ITEM = "none"  # a recommender that may only speak this turn names no item
-_ROLE_PREFIX = re.compile(r"^\s*(?:seeker|recommender|user|assistant)\s*:\s*", re.IGNORECASE)
+_ROLE_PREFIX = re.compile(r"^\s*(?:seeker|recommender|user|assistant|you)\s*:\s*", re.IGNORECASE)
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
 # Length caps (characters) that keep a whole reply inside the default max_tokens of 160.
@@ -30,6 +30,7 @@ class ReplyFormatError(ValueError):
 class SeekerReply:
     utterance: str
     accept: bool | None  # None on turns where nothing was recommended
+    checks: ReplyChecks | None = None  # what the reply checks turned down before this reply
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class RecommenderReply:
     think: str
     utterance: str
     item_id: str | None
+    checks: ReplyChecks | None = None  # what the reply checks turned down before this reply
 
 
 def _string(max_length: int) -> dict[str, Any]:

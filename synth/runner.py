@@ -24,6 +24,7 @@ from synth.records import DialogueRecord
 from synth.runs.atomic import write_items
 from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE
 from synth.runs.manifest import (
+    REPLY_COUNTS,
     Counts,
     Manifest,
     ModelRecord,
@@ -62,7 +63,7 @@ def cache_counts(backend: ChatBackend) -> dict[str, int]:
 
 class _Tally:
     def __init__(self) -> None:
-        self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0}
+        self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0, **dict.fromkeys(REPLY_COUNTS, 0)}
         self.tokens = {"prompt": 0, "completion": 0}
         self.ids: set[str] = set()
 
@@ -71,6 +72,9 @@ class _Tally:
         self.counts["written"] += 1
         self.counts["accepted_target"] += record.outcome.accepted_target
         self.counts["failed"] += bool(record.errors)
+        self.counts["format_retries"] += record.generation.format_retries
+        self.counts["reply_resamples"] += record.generation.reply_resamples
+        self.counts["replies_kept_with_defects"] += sum(bool(t.checks and t.checks.kept_defects) for t in record.turns)
         self.tokens["prompt"] += record.generation.prompt_tokens
         self.tokens["completion"] += record.generation.completion_tokens
         if record.generation.prompt_tokens_evaluated is not None:

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from synth.errors import SynthError
 from synth.runs.layout import DIALOGUES_FILE, MANIFEST_FILE, copy_items
-from synth.runs.manifest import Counts, Manifest, Tokens, now, read_manifest, write_manifest
+from synth.runs.manifest import REPLY_COUNTS, Counts, Manifest, Tokens, now, read_manifest, write_manifest
 from synth.runs.records import drop_torn_tail, finished_records
 
 Spec = TypeVar("Spec")
@@ -77,6 +77,9 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> Manifest:
             counts.written += shard_counts.written
             counts.accepted_target += shard_counts.accepted_target
             counts.failed += shard_counts.failed
+            for key in REPLY_COUNTS:
+                if key in (shard_counts.model_extra or {}):
+                    setattr(counts, key, getattr(counts, key, 0) + shard_counts.model_extra[key])
             tokens.prompt += shard_tokens.prompt
             tokens.completion += shard_tokens.completion
             if shard_tokens.prompt_evaluated is not None:  # counted by the embedded model only

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from synth.analysis.defects import ReplyContext, avoid_line, check_reply
 from synth.llm.ask import ask_until_parsed
 from synth.llm.base import ChatBackend, Completion
 from synth.prompting import PromptSet
-from synth.records import Generation, Item, Persona, Review, TurnPlan, verdict
+from synth.records import Generation, Item, Persona, RejectedReply, ReplyChecks, Review, TurnPlan, verdict
 from synth.replies import (
     END_MARKER,
     RecommenderReply,
@@ -25,6 +27,8 @@ from synth.strategy.plans import asks_first
 from synth.strategy.wording import instruction, utterance_limit
 
 Reply = TypeVar("Reply")
+RESAMPLE_SEED_STRIDE = 10  # re-sample k of a reply asks with seed + 10k (format retries use seed + 0..3)
+RESAMPLE_TEMPERATURE_STEP = 0.2
 
 
 @dataclass
@@ -38,6 +42,7 @@ class Usage:
     latency_s: float = 0.0
     format_retries: int = 0
     format_problems: list[str] = field(default_factory=list)
+    reply_resamples: int = 0
 
     def add(self, completion: Completion) -> None:
         self.prompt_tokens += completion.prompt_tokens
@@ -64,6 +69,7 @@ class Usage:
             llm_calls=self.calls,
             latency_s=round(self.latency_s, 3),
             format_retries=self.format_retries,
+            reply_resamples=self.reply_resamples,
         )
 
 
@@ -72,9 +78,30 @@ class Sampling:
     max_tokens: int = 160
     temperature: float = 0.0
     max_format_retries: int = 3
+    reply_resamples: int = 0  # times a reply with a defect is sampled again (synth.analysis.defects)
 
     def as_dict(self) -> dict[str, float | int | None]:
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "max_format_retries": self.max_format_retries}
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "max_format_retries": self.max_format_retries,
+                "reply_resamples": self.reply_resamples}
+
+
+@dataclass(frozen=True)
+class ExampleChoice:
+    """The example exchanges one dialogue's prompts show, the topic of the recommender's first question about
+    the seeker's taste and the seeker's way of talking: drawn from the prompt set's examples with the
+    dialogue's seed."""
+
+    seeker: dict[str, Any]
+    recommender: dict[str, Any]
+    opening: str
+    style: str
+
+    @classmethod
+    def draw(cls, examples: dict[str, Any], seed: int) -> ExampleChoice:
+        """One of each, seeded."""
+        rng = random.Random(f"examples-{seed}")
+        return cls(rng.choice(examples["seeker"]), rng.choice(examples["recommender"]), rng.choice(examples["openings"]),
+                   rng.choice(examples["styles"]))
 
 
 @dataclass(frozen=True)
@@ -100,6 +127,7 @@ class Simulator:
         *,
         seed: int,
         usage: Usage,
+        temperature: float | None = None,
     ) -> Reply:
         """Call the backend until the reply parses, at most 1 + max_format_retries times."""
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -107,7 +135,8 @@ class Simulator:
         try:
             return await ask_until_parsed(
                 self.backend, messages, schema, parse, max_tokens=self.sampling.max_tokens,
-                temperature=self.sampling.temperature, seed=seed, retries=self.sampling.max_format_retries,
+                temperature=self.sampling.temperature if temperature is None else temperature, seed=seed,
+                retries=self.sampling.max_format_retries,
                 problems=problems, label=f"{self.role} ", on_completion=usage.add,
             )
         except ReplyFormatError:
@@ -115,6 +144,50 @@ class Simulator:
             raise ReplyFormatError(f"{self.role}: no valid reply in {len(problems)} attempts; last: {problems[-1]}") from None
         finally:
             usage.format_retries += len(problems)
+
+    async def _ask_checked(
+        self,
+        system: str,
+        user: str,
+        schema: dict[str, Any],
+        parse: Callable[[str], Reply],
+        *,
+        seed: int,
+        usage: Usage,
+        context: ReplyContext | None,
+        named: Callable[[Reply], str | None] = lambda reply: None,
+    ) -> Reply:
+        """`_ask`, then the reply checks (where a `context` is given): a reply with a defect is sampled again,
+        at most `reply_resamples` times, each with the next seed, a little more temperature and one line saying
+        what to avoid. The reply kept is the first with the fewest defects; what was turned down, and why, goes
+        to its `checks`. A re-sample that never parses keeps what was found before it."""
+        reply = await self._ask(system, user, schema, parse, seed=seed, usage=usage)
+        if context is None:
+            return reply
+        defects = check_reply(reply.utterance, context, named(reply))  # type: ignore[attr-defined]
+        attempts = [(reply, defects)]
+        for attempt in range(1, self.sampling.reply_resamples + 1):
+            if not defects:
+                break
+            usage.reply_resamples += 1
+            try:
+                reply = await self._ask(
+                    system, f"{user}\n{avoid_line(defects)}", schema, parse, seed=seed + RESAMPLE_SEED_STRIDE * attempt,
+                    usage=usage, temperature=self.sampling.temperature + RESAMPLE_TEMPERATURE_STEP * attempt,
+                )
+            except ReplyFormatError:
+                break
+            defects = check_reply(reply.utterance, context, named(reply))  # type: ignore[attr-defined]
+            attempts.append((reply, defects))
+        kept, kept_defects = min(attempts, key=lambda attempt: len(attempt[1]))
+        if len(attempts) == 1 and not kept_defects:
+            return kept
+        turned_down = [
+            RejectedReply(text=r.utterance, reasons=[str(d) for d in found])  # type: ignore[attr-defined]
+            for r, found in attempts if r is not kept
+        ]
+        checks = ReplyChecks(resampled=turned_down, kept_defects=[str(d) for d in kept_defects])
+        return replace(kept, checks=checks)  # type: ignore[type-var]
 
 
 def hide_title(text: str, item: Item) -> str:
@@ -143,8 +216,11 @@ class Seeker(Simulator):
 
     role = "seeker"
 
-    def system_prompt(self, persona: Persona, catalog: dict[str, Item], *, planned: bool = False) -> str:
-        """The seeker's standing instructions; `planned`: its moves come from a plan (--strategy human)."""
+    def system_prompt(
+        self, persona: Persona, catalog: dict[str, Item], *, planned: bool = False, example: ExampleChoice | None = None
+    ) -> str:
+        """The seeker's standing instructions; `planned`: its moves come from a plan (--strategy human);
+        `example`: the dialogue's example exchange (the one seed 0 draws when not given)."""
         general = [
             {
                 "display": catalog[r.item].display, "verdict": verdict(r), "text": r.text, "stars": r.stars,
@@ -153,6 +229,7 @@ class Seeker(Simulator):
             for r in persona.general
         ]
         target = catalog[persona.target.item]
+        example = example or ExampleChoice.draw(self.prompts.examples, 0)
         return self.prompts.render(
             "seeker_system",
             general=general,
@@ -161,6 +238,8 @@ class Seeker(Simulator):
             target_review=hide_title(target_draw(persona.target, target), target),
             end_marker=END_MARKER,
             planned=planned,
+            example=example.seeker,
+            style=example.style,
         )
 
     async def reply(
@@ -174,8 +253,13 @@ class Seeker(Simulator):
         seed: int,
         usage: Usage,
         plan: TurnPlan | None = None,
+        context: ReplyContext | None = None,
+        liked: Sequence[str] = (),
+        disliked: Sequence[str] = (),
     ) -> SeekerReply:
-        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first."""
+        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first. Asked
+        about its taste, it is reminded which reviewed titles it `liked` and `disliked`. With a `context`, a
+        reply the checks find a defect in is sampled again (`_ask_checked`)."""
         asks = plan is not None and recommended is not None and asks_first(plan)
         decides = recommended is not None and not asks
         user = self.prompts.render(
@@ -188,12 +272,14 @@ class Seeker(Simulator):
             },
             end_marker=END_MARKER,
             asks=asks,
+            liked=list(liked),
+            disliked=list(disliked),
             move=None if plan is None else instruction("seeker", plan, item=recommended.display if recommended else "it"),
         )
         limit = utterance_limit(plan, [recommended] if recommended else [])
-        return await self._ask(
+        return await self._ask_checked(
             system, user, seeker_schema(decides, max_chars=limit),
-            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage,
+            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage, context=context,
         )
 
 
@@ -202,9 +288,10 @@ class Recommender(Simulator):
 
     role = "recommender"
 
-    def system_prompt(self, *, planned: bool = False) -> str:
-        """The recommender's standing instructions; `planned`: its moves come from a plan (--strategy human)."""
-        return self.prompts.render("recommender_system", planned=planned)
+    def system_prompt(self, *, planned: bool = False, example: ExampleChoice | None = None) -> str:
+        """The recommender's standing instructions; `planned`: its moves come from a plan (--strategy human);
+        `example`: the dialogue's example exchange (the one seed 0 draws when not given)."""
+        return self.prompts.render("recommender_system", planned=planned, example=(example or ExampleChoice.draw(self.prompts.examples, 0)).recommender)
 
     async def reply(
         self,
@@ -217,19 +304,27 @@ class Recommender(Simulator):
         plan: TurnPlan | None = None,
         about: Item | None = None,
         may_pass: bool = False,
+        context: ReplyContext | None = None,
+        opening: str | None = None,
     ) -> RecommenderReply:
         """The recommender's next message: one of `candidates` when given (or none, where it `may_pass`), else
-        it only speaks; `plan` is its planned move, `about` the suggestion the seeker asked about."""
+        it only speaks; `plan` is its planned move, `about` the suggestion the seeker asked about, `opening`
+        what its first question about the seeker's taste asks about. With a `context`, a reply the checks find
+        a defect in is sampled again (`_ask_checked`)."""
         user = self.prompts.render(
             "recommender_turn", transcript=transcript, candidates=candidates or [], about=about, may_pass=may_pass,
+            opening=opening,
             move=None if plan is None else instruction("recommender", plan, item=about.display if about else "it"),
         )
         limit = utterance_limit(plan, [*(candidates or []), *([about] if about else [])])
-        return await self._ask(
+        titles = {item.id: item.display for item in candidates or []}
+        return await self._ask_checked(
             system,
             user,
             recommender_schema(candidates, may_pass=may_pass, max_chars=limit),
             lambda text: parse_recommender(text, candidates, may_pass=may_pass, max_chars=limit),
             seed=seed,
             usage=usage,
+            context=context,
+            named=lambda reply: titles.get(reply.item_id or "") or (about.display if about else None),
         )

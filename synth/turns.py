@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from synth.analysis.defects import next_history
 from synth.records import Outcome, Turn
 from synth.replies import RecommenderReply
 from synth.simulators import Line
@@ -24,11 +25,17 @@ SEED_EXCHANGE: tuple[tuple[Role, str], ...] = (
 )
 GREETING_ONLY: tuple[tuple[Role, str], ...] = SEED_EXCHANGE[:1]  # --strategy human: the seeker's first line is its own
 SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
+# How each side's prompts name the speakers: itself "You", the other by its role, so that a reply speaks as "I"
+# and keeps its role (synth.analysis.defects counts a reply that speaks of "the Seeker" or as the other side).
+SEEKER_VIEW = {"seeker": "You", "recommender": "Recommender"}
+RECOMMENDER_VIEW = {"recommender": "You", "seeker": "Seeker"}
 
 
 def opening(strategy: str) -> tuple[tuple[Role, str], ...]:
     """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open (human)."""
     return GREETING_ONLY if strategy == "human" else SEED_EXCHANGE
+
+
 SEED_STRIDE = 100  # utterance `step` of a dialogue is sampled with seed `dialogue seed + SEED_STRIDE * step`
 
 
@@ -70,7 +77,16 @@ class RecordMoves:
         """The recommender's (or expert's) reply as the record's next turn; `details` are the mode's own
         Turn fields (candidates, decision, correct)."""
         self.turns.append(Turn(role="recommender", text=reply.utterance, think=reply.think or None,
-                               recommended_item=reply.item_id, **details))
+                               recommended_item=reply.item_id, checks=reply.checks, **details))
+
+    def history(self, role: Role, scripted: int) -> tuple[str, tuple[str, ...]]:
+        """What a reply by `role` about to be added is checked against: the other side's last utterance and
+        its own earlier unscripted ones (synth.analysis.defects)."""
+        return next_history([(t.role, t.text) for t in self.turns], role, scripted)
+
+    def suggested_ids(self) -> list[str]:
+        """The items recommended so far, in order."""
+        return [t.recommended_item for t in self.turns if t.recommended_item]
 
 
 @dataclass(frozen=True)

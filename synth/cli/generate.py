@@ -46,6 +46,7 @@ SETTING_OPTIONS = {
     "max_tokens": "max_tokens",
     "max_utterances": "max_utterances",
     "strategy": "strategy",
+    "reply_resamples": "reply_resamples",
     "target_min_score": "target_min_score",
     "allow_repeats": "allow_repeats",
     "persona_summaries": "persona_summaries",
@@ -131,6 +132,10 @@ def generate(
     strategy: Optional[str] = typer.Option(
         None, help="Who decides each turn's move: human (a plan drawn from people's annotated dialogues), pearl (ask "
         f"once, then recommend every turn) or free (the recommender itself) {default('strategy')}."
+    ),
+    reply_resamples: Optional[int] = typer.Option(
+        None, help="Times a reply that copies, repeats itself, speaks in the third person, contradicts the persona or "
+        f"names the hidden target is sampled again (0: keep it, defects recorded) {default('reply_resamples')}."
     ),
     target_min_score: Optional[float] = typer.Option(
         None, help=f"Lowest 0-1 score of a target {default('target_min_score')}."

@@ -58,7 +58,7 @@ def stats(
     from synth.analysis.acts.tables import acts_plot, acts_tables
     from synth.analysis.stats.plots import write_plots
     from synth.analysis.stats.run import collect_stats, open_corpora, similarity_encoder
-    from synth.analysis.stats.table import diversity_table, stats_table
+    from synth.analysis.stats.table import defects_table, diversity_table, stats_table
     from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL
 
     check_format(input_format)
@@ -84,6 +84,7 @@ def stats(
         console = table_console(110)
         console.print(stats_table(all_stats))
         console.print(diversity_table(all_stats))
+        console.print(defects_table(all_stats))
         for table in acts_tables(act_profiles) if act_profiles else []:
             console.print(table)
     if plot is not None:

@@ -62,6 +62,11 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
                          ("filtered out", counts.filtered_out), ("llm calls to model", counts.llm_calls_to_model)):
         if count is not None:
             figures.append((label, f"{count:,}"))
+    extra = counts.model_extra or {}
+    for label, key in (("format retries", "format_retries"), ("replies re-sampled by the reply checks", "reply_resamples"),
+                       ("replies kept with a defect at the re-sample limit", "replies_kept_with_defects")):
+        if key in extra:
+            figures.append((label, f"{extra[key]:,}"))
     for label, count in (("prompt tokens", tokens.prompt), ("completion tokens", tokens.completion),
                          ("prompt tokens computed (not reused from the KV cache)", tokens.prompt_evaluated)):
         if count is not None:
@@ -99,8 +104,9 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
 def _prompts(hashes: dict[str, str], folder: Path) -> list[PromptView]:
     views = []
     for name, run_hash in hashes.items():
+        path = folder / f"{name}.j2"
         try:
-            text = (folder / f"{name}.j2").read_text(encoding="utf-8")
+            text = (path if path.exists() else folder / f"{name}.yaml").read_text(encoding="utf-8")
         except OSError:
             text = None
         views.append(PromptView(name=name, text=text, run_hash=run_hash, file_hash=prompt_hash(text) if text else None))

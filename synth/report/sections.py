@@ -14,7 +14,16 @@ from synth.analysis.stats.corpus import Corpus
 from synth.analysis.stats.measures import DatasetStats, Encoder
 from synth.analysis.stats.plots import pyplot, save_figure, write_plots
 from synth.analysis.stats.run import collect_stats
-from synth.analysis.stats.table import DIVERSITY_ROWS, Row, cell, diversity_caption, stat_rows, stats_caption
+from synth.analysis.stats.table import (
+    DEFECT_ROWS,
+    DIVERSITY_ROWS,
+    Row,
+    cell,
+    defects_caption,
+    diversity_caption,
+    stat_rows,
+    stats_caption,
+)
 from synth.data.dialogues import Unit
 from synth.runs.filtering import FilterReport, FilterRow
 
@@ -42,6 +51,7 @@ class StatsSection(BaseModel):
     table: Table
     plots: list[Plot]
     diversity: Table  # distinct users, targets and pairs, near-duplicates, self-BLEU, equal-size Dist-n, coverage
+    defects: Table  # each reply detector's rate (synth.analysis.stats.defects)
 
 
 class FilterSection(BaseModel):
@@ -64,8 +74,9 @@ def png_uri(path: Path) -> Plot:
 
 
 def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0, unit: Unit = "turn") -> StatsSection:
-    """The statistics table of #7 (the run first, then the compared datasets), its plots, and the diversity
-    table of #25; an utterance is a speaker's turn, or with unit 'message' each message."""
+    """The statistics table of #7 (the run first, then the compared datasets), its plots, the diversity
+    table of #25 and the utterance defects table; an utterance is a speaker's turn, or with unit 'message' each
+    message."""
     all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder, unit=unit)
     with tempfile.TemporaryDirectory() as folder:
         plots = [png_uri(path) for path in write_plots(Path(folder), all_stats, profiles)]
@@ -73,6 +84,7 @@ def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int =
         table=_table(all_stats, stat_rows(all_stats), stats_caption(all_stats)),
         plots=plots,
         diversity=_table(all_stats, DIVERSITY_ROWS, diversity_caption(all_stats)),
+        defects=_table(all_stats, DEFECT_ROWS, defects_caption(all_stats)),
     )
 
 

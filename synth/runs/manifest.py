@@ -46,6 +46,10 @@ class ModelRecord(BaseModel):
     extra: dict[str, Any] = {}
 
 
+# Counts of the reply checks and format retries, summed over dialogues (kept as Counts' extra keys).
+REPLY_COUNTS = ("format_retries", "reply_resamples", "replies_kept_with_defects")
+
+
 class Counts(_Sparse):
     """Dialogues asked for and written, and what the data source and the request cache counted (kept as
     extra keys: persona_users_*, sets_*, bad_lines_skipped, ...)."""

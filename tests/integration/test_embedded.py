@@ -6,10 +6,16 @@ import json
 
 import pytest
 
+from synth.analysis.defects import check_reply, record_utterances
+from synth.config import GenerateConfig
+from synth.data.configured import load_data
 from synth.llm.gguf_models import PACKAGED, resolve_model
 from synth.llm.llamacpp import LlamaCppBackend
-from synth.records import Item
+from synth.modes import review_index
+from synth.prompting import shipped_example_replies
+from synth.records import Item, verdict
 from synth.replies import parse_recommender, recommender_schema
+from synth.runs.folder import RunFolder
 from synth.turns import SEED_EXCHANGE
 from tests.helpers import SMOLLM, generate_smollm, read_records, run_synth
 
@@ -242,3 +248,31 @@ def test_movielens_rating_personas_play_with_the_embedded_model(tmp_path):
     assert all(t.recommended_item in {c.item_id for c in t.candidates} for t in recommended)
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["counts"]["distinct_user_target_pairs"] == 1 and manifest["counts"]["available_pairs"] == 48580
+
+
+def test_reply_checks_on_a_generated_run_agree_with_the_detectors_after_the_fact(smollm_run):
+    """SmolLM2 writes replies the checks turn down: every re-sample is recorded with its reasons and counted
+    in the record and the manifest, and the defects the turn loop kept are exactly those the same detectors
+    find in the written record afterwards (the loop and `synth stats` see a reply in the same context)."""
+    config = GenerateConfig.model_validate(json.loads((smollm_run / "manifest.json").read_text())["config"])
+    index = review_index(config, load_data(config))
+    catalog = RunFolder.open(smollm_run).items
+
+    def opinion(user: str, item: str) -> str | None:
+        found = index.opinion(user, item)
+        return None if found is None else verdict(found)
+
+    records = read_records(smollm_run)
+    resampled = 0
+    for record in records:
+        spoken = {s.turn: s for s in record_utterances(record, catalog, opinion, shipped_example_replies())}
+        for position, turn in enumerate(record.turns[record.scripted_turns :], start=record.scripted_turns):
+            found = [str(d) for d in check_reply(turn.text, spoken[position].context, spoken[position].named)]
+            assert found == (turn.checks.kept_defects if turn.checks else []), (position, turn.text)
+            assert all(rejected.reasons for rejected in (turn.checks.resampled if turn.checks else []))
+        turned_down = sum(len(t.checks.resampled) for t in record.turns if t.checks)
+        assert turned_down <= record.generation.reply_resamples <= 2 * len(record.turns)
+        resampled += record.generation.reply_resamples
+    assert resampled > 0, "SmolLM2's replies are expected to trip the checks"
+    counts = json.loads((smollm_run / "manifest.json").read_text())["counts"]
+    assert counts["reply_resamples"] == resampled

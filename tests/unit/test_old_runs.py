@@ -18,8 +18,8 @@ from synth.runs.manifest import SCHEMA_VERSION
 
 OLD_RUN = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "run_before_schema_versions"
 # The settings the old run was written with: its planner and temperature were the defaults before #25, its
-# strategy the default before #26.
-CONFIG = GenerateConfig(n=3, seed=3, planner="users", temperature=0.0, strategy="pearl", progress=False)
+# strategy the default before #26, no reply re-samples before #31.
+CONFIG = GenerateConfig(n=3, seed=3, planner="users", temperature=0.0, strategy="pearl", reply_resamples=0, progress=False)
 
 
 def old_run_copy(tmp_path: Path) -> Path:
@@ -61,9 +61,14 @@ def test_an_unversioned_run_cut_short_resumes_after_an_upgrade(tmp_path):
     assert run.manifest.schema_version == SCHEMA_VERSION
     records = list(run.records())
     assert [r.schema_version for r in records] == [UNVERSIONED, UNVERSIONED, RECORD_SCHEMA_VERSION]
-    # the prompt templates have changed since (#25: personas from ratings), so their hashes differ; the game, its
-    # persona, seeds and turns are the old synth's
-    unchanged = {"schema_version": True, "scripted_turns": True, "generation": {"prompt_hashes"}}
+    # the prompt templates have changed since (#25: personas from ratings; #31: the examples), so their hashes and
+    # lengths differ; since #31 each turn records what the reply checks found (`checks`, with no re-samples at the
+    # old run's setting) and the sampling names the re-sample limit; the game, its persona, seeds and turns are the
+    # old synth's
+    unchanged = {"schema_version": True, "scripted_turns": True, "generation": {"prompt_hashes", "prompt_tokens"},
+                 "turns": {"__all__": {"checks"}}}
     replayed = records[2].model_dump(exclude=unchanged)
+    assert replayed["generation"]["sampling"].pop("reply_resamples") == 0
+    assert all(not t.checks or not t.checks.resampled for t in records[2].turns)
     old = DialogueRecord.model_validate_json(old_lines[2]).model_dump(exclude=unchanged)
     assert replayed == old, "the missing dialogue is played again as the old synth played it"

@@ -58,13 +58,18 @@ def test_the_page_holds_every_section_and_no_secret(filtered):
     # the model, the prompts checked against the run's hashes, tokens
     manifest = json.loads((filtered / "manifest.json").read_text())
     assert manifest["model"]["name"] in html and f"{manifest['tokens']['prompt']:,}" in html
-    assert html.count("same as the run (") == len(manifest["prompt_hashes"]) == 4
+    assert html.count("same as the run (") == len(manifest["prompt_hashes"]) == 5  # 4 templates and the examples
     # statistics: the kept and dropped parts of the run beside ReDial, with the plots inlined
     header = re.search(r'<section id="statistics">.*?</thead>', html, re.S).group(0)
     assert [h for h in re.findall(r"<th>([^<]*)</th>", header) if h] == [
         "filtered (kept)", "filtered (dropped)", "ReDial test"
     ]
     assert html.count('src="data:image/png;base64,') >= 4  # 3 statistics plots and the filter's drop rates
+    # utterance defects for the same columns: ReDial has no persona, so its persona rows are "–"
+    defects = re.search(r'<section id="defects">.*?</section>', html, re.S).group(0)
+    assert "human sets show only the word-level ones" in defects
+    contradicts = re.search(r"<th[^>]*>contradicts its own review.*?</tr>", defects, re.S).group(0)
+    assert re.findall(r"<td>([^<]*)</td>", contradicts)[-1] == "–"
     # the filter's drop, with its reason, in the table and on the dialogue
     dropped = json.loads((filtered / "dropped.jsonl").read_text())
     reason = escape(dropped["drops"][0]["reason"])  # "14 > 10" is written "14 &gt; 10"

@@ -27,7 +27,7 @@ def test_writes_records_and_manifest(tmp_path):
     assert manifest.counts.accepted_target == 5 and manifest.counts.failed == 0
     assert manifest.tokens.prompt == sum(r.generation.prompt_tokens for r in records)
     assert manifest.fingerprint == config.fingerprint()
-    assert set(manifest.prompt_hashes) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn"}
+    assert set(manifest.prompt_hashes) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn", "pearl_examples"}
     assert manifest.packages["synth-crs"]
 
 

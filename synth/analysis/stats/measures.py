@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from synth.analysis.metrics.similarity import mean_pairwise_cosine, sample_indices
 from synth.analysis.metrics.text import DistinctNgrams, distinct_count, words
 from synth.analysis.stats.corpus import Corpus, utterance_text
+from synth.analysis.stats.defects import DefectRate
 from synth.analysis.stats.diversity import DIST_N, Diversity
 from synth.data.dialogues import Dialogue, Unit, in_unit
 from synth.records import DialogueRecord
@@ -64,6 +65,7 @@ class DatasetStats(BaseModel):
     dist: dict[str, float]
     generation: GenerationStats | None = None
     diversity: Diversity | None = None  # measured beside the other datasets (synth.analysis.stats.diversity)
+    defects: dict[str, DefectRate] | None = None  # measure name -> rate (synth.analysis.stats.defects)
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from synth.analysis.stats.corpus import Corpus, load_corpus
+from synth.analysis.stats.defects import measure_defects
 from synth.analysis.stats.diversity import SELF_BLEU_SAMPLE, measure_diversity
 from synth.analysis.stats.measures import DatasetStats, Encoder, Profile, measure
 from synth.data.dialogues import Unit
@@ -44,7 +45,8 @@ def collect_stats(
     unit: Unit = "turn",
 ) -> tuple[list[DatasetStats], list[Profile]]:
     """Statistics and profiles of every opened dataset, in order, with their diversity measured side by side
-    (self-BLEU and Dist-n at the same size in each); an utterance is a speaker's turn, or each message."""
+    (self-BLEU and Dist-n at the same size in each) and their utterance defects; an utterance is a speaker's
+    turn, or each message."""
     all_stats, profiles = [], []
     for corpus in corpora:
         stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed, unit=unit)
@@ -52,6 +54,7 @@ def collect_stats(
         profiles.append(found)
     words, dist = [found.dialogue_words for found in profiles], [stats.dist for stats in all_stats]
     diversities = measure_diversity(corpora, words, dist, seed=seed, self_bleu_sample=self_bleu_sample, unit=unit)
-    for stats, diversity in zip(all_stats, diversities):
+    for stats, diversity, corpus in zip(all_stats, diversities, corpora):
         stats.diversity = diversity
+        stats.defects = measure_defects(corpus, unit)
     return all_stats, profiles

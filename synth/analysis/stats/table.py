@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.table import Table
 
+from synth.analysis.defects import DEFECTS
 from synth.analysis.stats.diversity import COVERAGE_OF
 from synth.analysis.stats.measures import DIST_N, SPECIFICITY_N, DatasetStats
 
@@ -49,6 +50,18 @@ DIVERSITY_ROWS: list[Row] = [
     *[(f"target coverage of {name}", ".1%", lambda s, name=name: s.diversity and _coverage(s, name))
       for name in COVERAGE_OF],
 ]
+DEFECT_ROWS: list[Row] = [
+    (f"{m.label} (share of {m.unit})", ".1%", lambda s, name=m.name: _defect_rate(s, name)) for m in DEFECTS
+]
+DEFECTS_CAPTION = (
+    "the reply detectors of synth.analysis.defects, each a share of what its row names; persona and item measures "
+    "need a synth run's records; human sets show only the word-level ones (–: nothing to count)"
+)
+
+
+def _defect_rate(stats: DatasetStats, name: str) -> float | None:
+    found = stats.defects and stats.defects.get(name)
+    return found.rate if found else None
 
 
 def _near_duplicates(stats: DatasetStats) -> str:
@@ -100,11 +113,25 @@ def diversity_table(all_stats: list[DatasetStats]) -> Table:
     return _rich_table("diversity", "measure", DIVERSITY_ROWS, all_stats, diversity_caption(all_stats))
 
 
-def _rich_table(title: str, first: str, rows: list[Row], all_stats: list[DatasetStats], caption: str | None) -> Table:
+def defects_table(all_stats: list[DatasetStats]) -> Table:
+    """A rich table of the utterance defect rates, a column per dataset."""
+    return _rich_table("utterance defects", "measure", DEFECT_ROWS, all_stats, defects_caption(all_stats), wrap=True)
+
+
+def defects_caption(all_stats: list[DatasetStats]) -> str | None:
+    """What the defect rows need, and why a human set's persona rows are empty."""
+    return DEFECTS_CAPTION if any(s.defects for s in all_stats) else None
+
+
+def _rich_table(
+    title: str, first: str, rows: list[Row], all_stats: list[DatasetStats], caption: str | None, wrap: bool = False
+) -> Table:
+    """A row per statistic, a column per dataset; with `wrap`, long labels wrap so that the numbers keep their
+    columns."""
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
-    table.add_column(first, no_wrap=True)
+    table.add_column(first, no_wrap=not wrap)
     for stats in all_stats:
-        table.add_column(stats.name, justify="right")
+        table.add_column(stats.name, justify="right", no_wrap=wrap)
     for label, spec, value in rows:
         table.add_row(label, *(cell(value(s), spec) for s in all_stats))
     return table
