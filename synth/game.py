@@ -148,7 +148,6 @@ class _PearlMoves(RecordMoves):
         self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog, planned=planned, example=self.examples)
         self.recommender_system = game.recommender.system_prompt(planned=planned, example=self.examples)
         self.asked_taste = False  # the recommender has asked its first question about the seeker's taste
-        self.scripted = 0
         self.liked, self.disliked = taste(spec.persona.general, game.catalog)
         self.recommender_turns = 0
         self.last_recommended: Item | None = None  # the suggestion the seeker answers next
@@ -156,7 +155,6 @@ class _PearlMoves(RecordMoves):
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
-        self.scripted = len(script)
         if self.plan is not None:
             self.plan.opened(script)
 
@@ -167,21 +165,17 @@ class _PearlMoves(RecordMoves):
         more_liked, more_disliked = split_opinion(recommended.display, verdict(opinion)) if recommended and opinion else ((), ())
         shown = any(t.recommended_item == spec.target.id for t in self.turns)
         return ReplyContext(
-            "seeker", *self.history("seeker", self.scripted), self.liked + more_liked, self.disliked + more_disliked,
+            "seeker", *self.history("seeker"), self.liked + more_liked, self.disliked + more_disliked,
             hidden_target=None if shown else game.catalog[spec.target.id].display, examples=self.stock,
-            suggestion=recommended.display if recommended else None, mentioned=self.mentioned(),
+            suggestion=recommended.display if recommended else None, mentioned=self.suggested_titles(game.catalog),
         )
 
     def recommender_context(self, shown: Sequence[Item]) -> ReplyContext:
         """What the recommender's reply is checked against: the words so far, the descriptions of the items it
         was shown, and its prompt's example."""
         descriptions = {item.display: item.description or "" for item in shown}
-        return ReplyContext("recommender", *self.history("recommender", self.scripted), descriptions=descriptions,
-                            examples=self.stock, mentioned=self.mentioned())
-
-    def mentioned(self) -> tuple[str, ...]:
-        """The titles recommended so far."""
-        return tuple(self.game.catalog[item].display for item in self.suggested_ids())
+        return ReplyContext("recommender", *self.history("recommender"), descriptions=descriptions,
+                            examples=self.stock, mentioned=self.suggested_titles(self.game.catalog))
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""

@@ -234,13 +234,11 @@ class _GoRecDialMoves(RecordMoves):
         self.expert_system = player.expert.system_prompt(self.candidates)
         self.recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
-        self.scripted = 0
         use_plan = player.rules.strategy == "human" and player.strategy is not None
         self.plan = DialoguePlan(player.strategy, seed) if use_plan else None
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
-        self.scripted = len(script)
         if self.plan is not None:
             self.plan.opened(script)
 
@@ -259,8 +257,8 @@ class _GoRecDialMoves(RecordMoves):
         reply = await player.expert.reply(
             self.expert_system, transcript(self.turns, EXPERT_NAMES), remaining=remaining, seed=seed, usage=self.usage,
             plan=plan, about=about,
-            context=ReplyContext("recommender", *self.history("recommender", self.scripted), descriptions=shown,
-                                 mentioned=self.mentioned()),
+            context=ReplyContext("recommender", *self.history("recommender"), descriptions=shown,
+                                 mentioned=self.suggested_titles(player.catalog)),
         )
         item = player.catalog[reply.item_id] if reply.item_id else None
         correct = self.candidates[self.movie_set.correct_index]
@@ -285,8 +283,9 @@ class _GoRecDialMoves(RecordMoves):
         loved = tuple(item.display for item in self.seeker_items)
         answer = await self.player.seeker.reply(
             self.seeker_system, transcript(self.turns, EXPERT_NAMES), recommended=recommended, seed=seed,
-            usage=self.usage, plan=plan, context=ReplyContext("seeker", *self.history("seeker", self.scripted), loved,
-                                 suggestion=recommended.display if recommended else None, mentioned=self.mentioned()),
+            usage=self.usage, plan=plan, context=ReplyContext("seeker", *self.history("seeker"), loved,
+                                 suggestion=recommended.display if recommended else None,
+                                 mentioned=self.suggested_titles(self.player.catalog)),
         )
         self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan, checks=answer.checks))
         if recommended is not None and plan is not None and asks_first(plan):
@@ -301,10 +300,6 @@ class _GoRecDialMoves(RecordMoves):
             points=self.movie_set.points,
             recommendations=self.recommendations,
         )
-
-    def mentioned(self) -> tuple[str, ...]:
-        """The titles recommended so far."""
-        return tuple(self.player.catalog[item].display for item in self.suggested_ids())
 
     def unfinished(self, ended_by: Unfinished) -> Outcome:
         return self.player.rules.unfinished(ended_by, self.recommendations)

@@ -5,12 +5,12 @@ the loop owns the order of turns, their seeds, the cap and the error capture."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from synth.analysis.defects import next_history
-from synth.records import Outcome, Turn
+from synth.records import Item, Outcome, Turn
 from synth.replies import RecommenderReply
 from synth.simulators import Line
 
@@ -68,10 +68,12 @@ class RecordMoves:
     def __init__(self) -> None:
         self.turns: list[Turn] = []
         self.recommendations = 0
+        self.scripted = 0  # turns the game wrote rather than the models
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         """The scripted opening as the record's first turns."""
         self.turns = [Turn(role=role, text=text) for role, text in script]
+        self.scripted = len(script)
 
     def add_recommender_turn(self, reply: RecommenderReply, **details: Any) -> None:
         """The recommender's (or expert's) reply as the record's next turn; `details` are the mode's own
@@ -79,14 +81,14 @@ class RecordMoves:
         self.turns.append(Turn(role="recommender", text=reply.utterance, think=reply.think or None,
                                recommended_item=reply.item_id, checks=reply.checks, **details))
 
-    def history(self, role: Role, scripted: int) -> tuple[str, tuple[str, ...]]:
+    def history(self, role: Role) -> tuple[str, tuple[str, ...]]:
         """What a reply by `role` about to be added is checked against: the other side's last utterance and
         its own earlier unscripted ones (synth.analysis.defects)."""
-        return next_history([(t.role, t.text) for t in self.turns], role, scripted)
+        return next_history([(t.role, t.text) for t in self.turns], role, self.scripted)
 
-    def suggested_ids(self) -> list[str]:
-        """The items recommended so far, in order."""
-        return [t.recommended_item for t in self.turns if t.recommended_item]
+    def suggested_titles(self, catalog: Mapping[str, Item]) -> tuple[str, ...]:
+        """The titles of the items recommended so far, in order."""
+        return tuple(catalog[t.recommended_item].display for t in self.turns if t.recommended_item)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ BORROW_WORDS = 5  # words in a row shared with another item's description or the
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _THIRD_PERSON = re.compile(r"\bthe\s+(?:seeker|recommender|user)s?\b|\b(?:Seeker|Recommender)s?\b", re.IGNORECASE)
+_YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")  # 'The Matrix (1999)' -> 'The Matrix'
 _TITLE_WORD = r"(?:[A-Z0-9][\w'’.:,-]*|of|the|a|an|and|in|on|at|to|for|with)"
 _TITLE_WITH_YEAR = re.compile(rf"[A-Z0-9][\w'’.:,-]*(?:\s+{_TITLE_WORD})*\s*\(\d{{4}}\)")
 # a seeker talking like the recommender ("I don't think Get Out matches your taste")
@@ -81,7 +82,7 @@ def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
 
 def title_words(title: str) -> list[str]:
     """A title's words without its year: 'The Matrix (1999)' -> ['the', 'matrix']."""
-    return words(re.sub(r"\s*\(\d{4}\)\s*$", "", title))
+    return words(_YEAR_SUFFIX.sub("", title))
 
 
 def masked(text: str, titles: Sequence[str]) -> list[str]:
@@ -112,7 +113,7 @@ def shared_run(text: str, other: str, n: int, titles: Sequence[str] = ()) -> str
 def mentions(text: str, title: str) -> bool:
     """Whether `text` names `title` (case, punctuation, a leading article and the year left aside); a one-word
     title must keep its capital ('Heat', not the heat of a scene)."""
-    name = re.sub(r"\s*\(\d{4}\)\s*$", "", title).strip()
+    name = _YEAR_SUFFIX.sub("", title).strip()
     year = re.search(r"\((\d{4})\)\s*$", title)
     key = re.sub(r"^(?:the|a|an)\s+", "", normalise(name))
     if not key:
