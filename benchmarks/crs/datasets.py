@@ -13,7 +13,7 @@ from pathlib import Path
 from synth.analysis.stats.corpus import resolve_spec, utterance_text
 from synth.benchmarks.crs.items import ItemSpace, MappingReport
 from synth.data.dialogues import Dialogue, Role
-from synth.datasets import detect_format, load_dialogues
+from synth.datasets import detect_format, export_marker, load_dialogues
 from synth.errors import InputError, SynthError
 from synth.filters.titles import TitleSpotter
 from synth.records import DialogueRecord, Item
@@ -74,8 +74,10 @@ def load_dataset(spec: DatasetSpec, space: ItemSpace) -> BenchmarkDataset:
     formats = []
     digest = hashlib.sha256()
     for path in spec.paths:
-        file = dialogues_file(path)
-        digest.update(file_digest(file).encode())
+        marker = export_marker(path)  # a `synth export` folder: every split file it lists
+        file = path if marker else dialogues_file(path)
+        for part in [path / name for name in marker["dialogue_files"].values()] if marker else [file]:
+            digest.update(file_digest(part).encode())
         name = spec.format or detect_format(file)
         formats.append(name)
         if name == "synth":
@@ -131,7 +133,12 @@ def run_catalog(path: Path) -> dict[str, Item]:
 
 
 def file_digest(path: Path) -> str:
+    """sha256 of a file, or of every file under a folder (a Hugging Face export's split), in name order."""
     digest = hashlib.sha256()
+    if path.is_dir():
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(file_digest(file).encode())
+        return digest.hexdigest()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)

@@ -1,5 +1,5 @@
-"""`synth export` and `synth publish`: a run as PEARL json, ReDial jsonl or a Hugging Face DatasetDict with
-its dataset card, written to a folder or pushed to the Hub."""
+"""`synth export` and `synth publish`: a run in the files the field's code reads (ReDial, PEARL, CRSLab,
+DialogueKit) or as a Hugging Face DatasetDict with its dataset card, written to a folder or pushed to the Hub."""
 
 from __future__ import annotations
 
@@ -52,8 +52,10 @@ def export(
     to: str = typer.Option(
         ...,
         "--to",
-        help="pearl (dialogues.json), redial (dialogues.jsonl + movies_with_mentions.csv) "
-        "or hf (a DatasetDict saved with save_to_disk, and its README.md card).",
+        help="redial ({train,valid,test}_data.jsonl, movies_with_mentions.csv, movie_ids.csv), pearl "
+        "({train,valid,test}.json), crslab ({train,valid,test}_data.json and its side files), dialoguekit "
+        "(UserSimCRS / DialogueKit json, items and ratings) or hf (a DatasetDict saved with save_to_disk, and its "
+        "README.md card). See docs/exports.md.",
     ),
     splits: str = typer.Option(SPLITS, help=SPLITS_HELP),
     split_seed: int = typer.Option(0, help="Seed of the split by user."),
@@ -65,15 +67,20 @@ def export(
     ),
     progress: bool = progress_option(),
 ) -> None:
-    """Write a run as PEARL-style json, ReDial jsonl or a Hugging Face DatasetDict with a dataset card."""
+    """Write a run, split by user, in a format the field's code reads (ReDial, PEARL, CRSLab, DialogueKit) or as a
+    Hugging Face DatasetDict with a dataset card."""
     from synth.export.exporters import export_run
     from synth.export.splits import parse_splits
 
     if to == "hf":
         show_hub_progress(progress)
     options = card_options(pretty_name, license, split_seed, no_similarity or to != "hf")
-    files = export_run(run, to, out, shares=parse_splits(splits), options=options, overwrite=overwrite)
-    typer.echo(f"wrote {len(files)} files to {out}")
+    exported = export_run(run, to, out, shares=parse_splits(splits), options=options, overwrite=overwrite)
+    counts = ", ".join(f"{name} {count}" for name, count in exported.facts["splits"].items())
+    typer.echo(f"wrote {len(exported.files)} files to {out} ({counts} dialogues)")
+    mentions = exported.facts.get("mentions")
+    if mentions:
+        typer.echo(f"item mentions: {mentions['summary']}")
 
 
 def publish(

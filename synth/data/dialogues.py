@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Role = Literal["seeker", "recommender"]
-Source = Literal["redial", "inspired", "iard", "pearl", "gorecdial", "synth"]
+Source = Literal["redial", "inspired", "iard", "pearl", "gorecdial", "crslab", "dialoguekit", "synth"]
 Unit = Literal["turn", "message"]  # what an utterance is when counting: a speaker's turn, or each chat message
 
 

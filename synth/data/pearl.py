@@ -37,6 +37,18 @@ def load_pearl(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialogu
     return collect(path, _records(path, bad_lines), lambda raw, line: _dialogue(raw, path, line), bad_lines)
 
 
+def load_pearl_rows(folder: Path, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
+    """PEARL dialogues from the PEARL columns of a Hugging Face dataset saved with `save_to_disk` (one split of
+    a `synth export --to hf` folder); `line` in errors is the 1-based row."""
+    try:
+        from datasets import load_from_disk
+    except ImportError:
+        raise InputError(folder, "reading a Hugging Face dataset needs the 'hub' extra: pip install 'synth-crs[hub]'") from None
+    bad_lines = BadLines() if bad_lines is None else bad_lines
+    rows = enumerate(load_from_disk(str(folder)), start=1)
+    return collect(folder, rows, lambda raw, line: _dialogue(raw, folder, line), bad_lines)
+
+
 def iter_pearl(path: Path, *, bad_lines: BadLines | None = None) -> Iterator[tuple[int, Any, Dialogue]]:
     """(line, the raw object, the Dialogue) one by one, for stages that write records back unchanged."""
     bad_lines = BadLines() if bad_lines is None else bad_lines

@@ -1,30 +1,49 @@
-"""`synth export` and `synth publish`: a run written as PEARL json, ReDial jsonl or a Hugging Face DatasetDict
-with its card, locally or to the Hub."""
+"""`synth export` and `synth publish`: a run written in a format the field's code reads (ReDial, PEARL, CRSLab,
+DialogueKit / UserSimCRS) or as a Hugging Face DatasetDict with its card, locally or to the Hub."""
 
 from __future__ import annotations
 
 import logging
-import shutil
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from synth.errors import SynthError
 from synth.export.card import LICENSES, CardOptions, build_card, data_source
+from synth.export.crslab import CRSLAB_PATTERN, export_crslab
+from synth.export.dialoguekit import DIALOGUEKIT_PATTERN, export_dialoguekit
 from synth.export.hf import open_dataset_dict, save_dataset_dict
-from synth.export.pearl import PEARL_FILE, export_pearl
-from synth.export.redial import MOVIES_FILE, REDIAL_FILE, export_redial
+from synth.export.output import CARD_FILE, staged_export
+from synth.export.pearl import PEARL_PATTERN, export_pearl
+from synth.export.redial import REDIAL_PATTERN, export_redial
+from synth.export.splits import RunSplits, split_file_name
 from synth.runs.folder import RunFolder
+from synth.runs.layout import EXPORT_MARKER
 
 log = logging.getLogger(__name__)
-CARD_FILE = "README.md"
-FORMATS = ("pearl", "redial", "hf")
-OUTPUTS = {  # what each export writes, and so what --overwrite may replace
-    "pearl": [PEARL_FILE],
-    "redial": [REDIAL_FILE, MOVIES_FILE],
-    "hf": ["dataset_dict.json"],
-    "hub": ["data"],  # a --dry-run folder: the repository's parquet shards
+Exporter = Callable[[RunFolder, Path, RunSplits], dict[str, Any]]
+EXPORTERS: dict[str, Exporter] = {
+    "pearl": export_pearl,
+    "redial": export_redial,
+    "crslab": export_crslab,
+    "dialoguekit": export_dialoguekit,
 }
+DIALOGUE_FILES = {  # how each format names its split files of dialogues (hf: a folder per split)
+    "pearl": PEARL_PATTERN,
+    "redial": REDIAL_PATTERN,
+    "crslab": CRSLAB_PATTERN,
+    "dialoguekit": DIALOGUEKIT_PATTERN,
+}
+FORMATS = (*EXPORTERS, "hf")
+
+
+@dataclass
+class Exported:
+    """What an export wrote, and what it found on the way (the mention coverage, greetings left out)."""
+
+    files: list[Path]
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -36,19 +55,31 @@ class Published:
 
 def export_run(
     source: Path, to: str, out_dir: Path, *, shares: dict[str, float], options: CardOptions, overwrite: bool = False
-) -> list[Path]:
-    """Write the run at `source` in format `to` into `out_dir`; returns the files written."""
+) -> Exported:
+    """Write the run at `source` in format `to` into `out_dir`, split by user. Files are written to a scratch
+    folder first and moved into `out_dir` only when all are complete; `out_dir` must be empty or hold an earlier
+    synth export (replaced only with `overwrite`)."""
     if to not in FORMATS:
         raise SynthError(f"unknown export format '{to}'; choose one of {', '.join(FORMATS)}")
-    run = RunFolder.open(source)  # a missing run is named before anything earlier is removed
-    _clear_outputs(out_dir, to, overwrite)
-    if to == "pearl":
-        return export_pearl(run, out_dir)
-    if to == "redial":
-        return export_redial(run, out_dir)
-    with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
-        files = save_dataset_dict(dataset_dict, out_dir)
-        return sorted({*files, _write_card(run, dataset_dict, options, out_dir / CARD_FILE)})
+    run = RunFolder.open(source)  # a missing run is named before anything is written
+    splits = RunSplits.of(run, shares, options.split_seed)  # a run without dialogues is refused here
+    with staged_export(out_dir, to, overwrite) as staging:
+        staging.facts["splits"] = splits.counts()
+        staging.facts["dialogue_files"] = {
+            split: split_file_name(split, DIALOGUE_FILES[to]) if to in DIALOGUE_FILES else split for split in splits.names
+        }
+        if to in EXPORTERS:
+            staging.facts.update(EXPORTERS[to](run, staging.folder, splits))
+        else:
+            with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
+                save_dataset_dict(dataset_dict, staging.folder)
+                _write_card(run, dataset_dict, options, staging.folder / CARD_FILE, out_dir / CARD_FILE)
+        names = [p.name for p in staging.folder.iterdir()]
+    return Exported(sorted(p for name in [*names, EXPORT_MARKER] for p in _files(out_dir / name)), staging.facts)
+
+
+def _files(path: Path) -> list[Path]:
+    return [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
 
 
 def publish_run(
@@ -65,16 +96,17 @@ def publish_run(
     with `dry_run`, write exactly the repository's files (parquet shards and README.md) into that folder."""
     run = RunFolder.open(source)
     if dry_run is not None:
-        _clear_outputs(dry_run, "hub", overwrite)
-        with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
-            options.configs = hub_configs(dataset_dict)
-            files = []
-            for split, dataset in dataset_dict.items():
-                path = dry_run / "data" / f"{split}-00000-of-00001.parquet"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                dataset.to_parquet(str(path))
-                files.append(path)
-            files.append(_write_card(run, dataset_dict, options, dry_run / CARD_FILE))
+        RunSplits.of(run, shares, options.split_seed)  # a run without dialogues is refused before anything is written
+        with staged_export(dry_run, "hub", overwrite, fixed_files=("data", CARD_FILE)) as staging:
+            with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
+                options.configs = hub_configs(dataset_dict)
+                for split, dataset in dataset_dict.items():
+                    path = staging.folder / "data" / f"{split}-00000-of-00001.parquet"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    dataset.to_parquet(str(path))
+                _write_card(run, dataset_dict, options, staging.folder / CARD_FILE, dry_run / CARD_FILE)
+            names = sorted(p.name for p in staging.folder.iterdir())
+        files = [p for name in names for p in _files(dry_run / name)]
         return Published(repo_id, files)
     if not private and LICENSES.get(data_source(run), ("",))[0] == "other":
         log.warning(
@@ -119,25 +151,13 @@ def _push(run: RunFolder, dataset_dict: Any, repo_id: str, private: bool, option
     return Published(repo_id, [], f"{constants.ENDPOINT}/datasets/{repo_id}")
 
 
-def _write_card(run: RunFolder, dataset_dict: Any, options: CardOptions, path: Path) -> Path:
+def _write_card(run: RunFolder, dataset_dict: Any, options: CardOptions, path: Path, existing_path: Path) -> None:
+    """The card at `path`, merged into the one a person may have edited at `existing_path`."""
     from huggingface_hub import DatasetCard
 
-    existing = DatasetCard.load(path) if path.exists() else None
+    existing = DatasetCard.load(existing_path) if existing_path.exists() else None
     build_card(run, _split_users(dataset_dict), options, existing).save(path)
-    return path
 
 
 def _split_users(dataset_dict: Any) -> dict[str, list[str]]:
     return {name: list(dataset["user_id"]) for name, dataset in dataset_dict.items()}
-
-
-def _clear_outputs(out_dir: Path, to: str, overwrite: bool) -> None:
-    """Refuse to replace an earlier export's files unless `overwrite`; then remove only those (a card stays,
-    to be merged, and files that are not synth's are never touched)."""
-    earlier = [out_dir / name for name in OUTPUTS[to] if (out_dir / name).exists()]
-    if to == "hf" and out_dir.is_dir():  # save_to_disk's split folders
-        earlier += [p for p in out_dir.iterdir() if p.is_dir() and (p / "state.json").exists()]
-    if earlier and not overwrite:
-        raise SynthError(f"{out_dir} already holds an export ({earlier[0].name}): pass --overwrite to replace it")
-    for path in earlier:
-        shutil.rmtree(path) if path.is_dir() else path.unlink()

@@ -1,20 +1,8 @@
-"""What a record says about items, as the exporters need it: every item it can name, and whether a review liked one."""
+"""Whether a persona's review liked its item, as the exporters' questionnaires and persona lines need it."""
 
 from __future__ import annotations
 
-from synth.records import DialogueRecord, Review
-
-
-def known_items(record: DialogueRecord) -> list[str]:
-    """Items a dialogue can name: the target, the persona's, every candidate and recommendation (repeats kept)."""
-    items = [record.target_item.id]
-    if record.persona:
-        items += [review.item for review in record.persona.general]
-    for turn in record.turns:
-        items += [c.item_id for c in turn.candidates or []] + ([turn.recommended_item] if turn.recommended_item else [])
-    if record.gorecdial:
-        items += [i.id for i in record.gorecdial.seeker_items + record.gorecdial.candidates]
-    return items
+from synth.records import Review
 
 
 def liked(review: Review) -> bool:

@@ -1,134 +1,154 @@
-"""A run in ReDial's format: JSON Lines conversations with "@id" movie mentions, `movieMentions`, and the
-seeker questionnaire filled from the game's outcome; plus movies_with_mentions.csv.
+"""A run in ReDial's format (Li et al., 2018), as the ReDial authors' loader, CRSLab's and UniCRS's converters
+read it: {train,valid,test}_data.jsonl split by user, every title in the text tagged "@<6-digit id>", both
+questionnaires, movies_with_mentions.csv, and movie_ids.csv mapping ReDial ids to catalog ids.
 
-ReDial ids are numbers: catalog ids that are all digits (MovieLens) are kept, others are numbered 1..N.
-Questionnaire codes as in ReDial: suggested 0/1; seen 0 no, 1 yes, 2 did not say; liked 0 no, 1 yes, 2 did not say.
+ReDial ids number the whole catalog from 100001 in catalog-id order, so two exports of runs on one catalog
+share them. Questionnaire codes as in ReDial: suggested 0/1; seen 0 no, 1 yes, 2 did not say; liked 0 no,
+1 yes, 2 did not say.
 """
 
 from __future__ import annotations
 
 import csv
-import json
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synth.export.items import known_items, liked
-from synth.records import DialogueRecord
+from synth.data.mentions import TitleTagger, clean_text, dialogue_items
+from synth.errors import SynthError
+from synth.export.coverage import MentionCoverage, mention_facts
+from synth.export.items import liked
+from synth.export.splits import RunSplits, SplitFiles
+from synth.records import DialogueRecord, Item
 from synth.runs.folder import RunFolder
 
-REDIAL_FILE = "dialogues.jsonl"
+REDIAL_PATTERN = "{split}_data.jsonl"
 MOVIES_FILE = "movies_with_mentions.csv"
+MOVIE_IDS_FILE = "movie_ids.csv"
+FIRST_ID = 100001  # the ReDial authors' loader takes a mention for a movie only when it has 5 or 6 digits
+LAST_ID = 999999
 RECOMMENDER_WORKER_ID = 0  # the simulated recommender; seekers are numbered from 1 by first appearance
-MIN_BARE_TITLE = 4  # a title without its year is tagged only when at least this long (not "Up", "It")
 
 
-class MovieIds(dict[str, int]):
-    """Catalog id -> ReDial movie id; an id the catalog lacks gets the next free number."""
-
-    def __missing__(self, item: str) -> int:
-        self[item] = max(self.values(), default=0) + 1
-        return self[item]
-
-
-def movie_ids(run: RunFolder) -> MovieIds:
-    """MovieLens-style digit ids are kept, others numbered in sorted order."""
-    if all(item.isdigit() for item in run.items):
-        return MovieIds({item: int(item) for item in run.items})
-    return MovieIds({item: number for number, item in enumerate(sorted(run.items), start=1)})
+def redial_ids(items: dict[str, Item]) -> dict[str, int]:
+    """Catalog id -> ReDial id, numbered from FIRST_ID in catalog-id order (numbers as numbers)."""
+    if len(items) > LAST_ID - FIRST_ID + 1:
+        raise SynthError(f"the catalog has {len(items):,} items; ReDial's 6-digit ids number at most {LAST_ID - FIRST_ID + 1:,}")
+    order = sorted(items, key=lambda i: (0, int(i), "") if i.isdigit() else (1, 0, i))
+    return {item: number for number, item in enumerate(order, start=FIRST_ID)}
 
 
-def redial_object(record: DialogueRecord, run: RunFolder, ids: MovieIds, worker: int) -> dict[str, Any]:
-    """One conversation in ReDial's fields."""
-    tagger = _tagger(record, run)
-    mentioned: dict[str, None] = {}  # items in the order the dialogue names them
+@dataclass
+class _Said:
+    """What one dialogue said about each item: who named it first, what the seeker answered to it."""
+
+    first_by: dict[str, str]
+    named_by_seeker: set[str]
+    answers: dict[str, bool]  # recommended item -> the seeker accepted it
+
+
+def redial_object(record: DialogueRecord, run: RunFolder, ids: dict[str, int], worker: int, number: int,
+                  coverage: MentionCoverage | None = None) -> dict[str, Any]:
+    """One conversation in ReDial's fields (plus `synthId`, the record's id)."""
+    items = dialogue_items(record, run.items)
+    tagger = TitleTagger(items)
+    said = _Said({}, set(), _answers_to_recommendations(record))
     messages = []
-    for index, turn in enumerate(record.turns):
-        text = tagger.tag(turn.text, mentioned, ids) if tagger else turn.text
-        if turn.recommended_item:
-            mentioned.setdefault(turn.recommended_item)
+    for turn in record.turns:
+        text = clean_text(turn.text)
+        if not text:
+            continue
+        clean = text
+        text, mentions = tagger.tag(clean, lambda item: f"@{ids[item]}")
+        if coverage is not None:
+            coverage.add_utterance(clean, items, mentions)
+        for item in (mention.item for mention in mentions):
+            said.first_by.setdefault(item, turn.role)
+            if turn.role == "seeker":
+                said.named_by_seeker.add(item)
         sender = worker if turn.role == "seeker" else RECOMMENDER_WORKER_ID
-        messages.append({"messageId": index, "text": text, "senderWorkerId": sender, "timeOffset": 0})
-    answers = {str(ids[item]): _answers(record, item, run) for item in mentioned}
+        messages.append({"messageId": len(messages), "text": text, "senderWorkerId": sender, "timeOffset": 0})
+    if coverage is not None:
+        coverage.add_dialogue(record.id, len(said.first_by))
+    mentioned = list(said.first_by)
     return {
-        "conversationId": record.id,
+        "conversationId": number,
         "movieMentions": {str(ids[item]): run.title(item) for item in mentioned},
         "initiatorWorkerId": worker,
         "respondentWorkerId": RECOMMENDER_WORKER_ID,
         "messages": messages,
-        "initiatorQuestions": answers,
-        "respondentQuestions": answers,
+        "initiatorQuestions": {str(ids[item]): _seeker_form(record, item, said) for item in mentioned},
+        "respondentQuestions": {str(ids[item]): _recommender_form(record, item, said) for item in mentioned},
+        "synthId": record.id,
     }
 
 
-def export_redial(run: RunFolder, out_dir: Path) -> list[Path]:
-    """Write OUT/dialogues.jsonl and OUT/movies_with_mentions.csv; returns the files written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    ids = movie_ids(run)
+def export_redial(run: RunFolder, folder: Path, splits: RunSplits) -> dict[str, Any]:
+    """Write the split files, movies_with_mentions.csv and movie_ids.csv into `folder`; returns what the
+    export's marker records (the mention coverage)."""
+    ids = redial_ids(run.items)
     workers: dict[str, int] = {}
-    mentions: Counter[str] = Counter()
-    dialogues = out_dir / REDIAL_FILE
-    with dialogues.open("w", encoding="utf-8") as out:
-        for record in run.records():
+    mentions: Counter[int] = Counter()
+    coverage = MentionCoverage()
+    with SplitFiles(folder, REDIAL_PATTERN, splits.names) as files:
+        for number, (split, record) in enumerate(splits.records(run), start=1):
             worker = workers.setdefault(record.user_id, len(workers) + 1)
-            conversation = redial_object(record, run, ids, worker)
-            mentions.update(conversation["movieMentions"].keys())
-            out.write(json.dumps(conversation, ensure_ascii=False) + "\n")
-    movies = out_dir / MOVIES_FILE
-    by_number = {str(number): item for item, number in ids.items()}
-    with movies.open("w", encoding="utf-8", newline="") as out:
+            conversation = redial_object(record, run, ids, worker, number, coverage)
+            mentions.update(int(movie) for movie in conversation["movieMentions"])
+            files.write(split, conversation)
+    by_number = {number: item for item, number in ids.items()}
+    with (folder / MOVIES_FILE).open("w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["movieId", "movieName", "nbMentions", "itemId"])
-        for number, count in sorted(mentions.items(), key=lambda pair: int(pair[0])):
+        for number, count in sorted(mentions.items()):
             writer.writerow([number, run.title(by_number[number]), count, by_number[number]])
-    return [dialogues, movies]
+    with (folder / MOVIE_IDS_FILE).open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["movieId", "itemId", "movieName"])
+        for item, number in ids.items():
+            writer.writerow([number, item, run.title(item)])
+    return {"mentions": mention_facts(coverage)}
 
 
-@dataclass
-class _Tagger:
-    """One regex over a dialogue's known titles, longest first; group i<n> stands for items[n]."""
-
-    pattern: re.Pattern[str]
-    items: list[str]
-
-    def tag(self, text: str, mentioned: dict[str, None], ids: MovieIds) -> str:
-        """`text` with each title replaced by "@id"; the items found are added to `mentioned`, in order."""
-
-        def replace(match: re.Match[str]) -> str:
-            item = self.items[int(match.lastgroup[1:])]  # type: ignore[index]
-            mentioned.setdefault(item)
-            return f"@{ids[item]}"
-
-        return self.pattern.sub(replace, text)
+def _answers_to_recommendations(record: DialogueRecord) -> dict[str, bool]:
+    answers: dict[str, bool] = {}
+    pending: str | None = None
+    for turn in record.turns:
+        if turn.role == "recommender" and turn.recommended_item:
+            pending = turn.recommended_item
+        elif turn.role == "seeker" and pending is not None and turn.accepted is not None:
+            answers[pending] = turn.accepted
+            pending = None
+    return answers
 
 
-def _tagger(record: DialogueRecord, run: RunFolder) -> _Tagger | None:
-    """ "Title (Year)" matches in any case; a bare title only as written and when long enough."""
-    spellings: dict[str, str] = {}
-    for item_id in dict.fromkeys(known_items(record)):
-        item = run.items.get(item_id)
-        if item is None:
-            continue
-        spellings.setdefault(f"(?i:{re.escape(item.display)})", item_id)
-        if item.year and len(item.title) >= MIN_BARE_TITLE:
-            spellings.setdefault(re.escape(item.title), item_id)
-    if not spellings:
-        return None
-    ordered = sorted(spellings, key=len, reverse=True)
-    pattern = re.compile("|".join(rf"(?P<i{n}>(?<!\w){spelling}(?!\w))" for n, spelling in enumerate(ordered)))
-    return _Tagger(pattern, [spellings[spelling] for spelling in ordered])
-
-
-def _answers(record: DialogueRecord, item: str, run: RunFolder) -> dict[str, int]:
-    """The seeker's questionnaire for one movie, from what happened in the game."""
-    recommended = [t for t in record.turns if t.recommended_item == item and t.role == "recommender"]
-    if recommended:
-        accepted = item == record.target_item.id and record.outcome.accepted_target
-        reviewed = record.persona is not None and any(r.item == item for r in record.persona.general)
-        return {"suggested": 1, "seen": 1 if reviewed else (0 if accepted else 2), "liked": 1 if accepted else 0}
+def _review(record: DialogueRecord, item: str) -> bool | None:
+    """The persona's verdict on an item it reviewed (liked or not), None for an item it did not review."""
     review = next((r for r in record.persona.general if r.item == item), None) if record.persona else None
-    if review is None:
-        return {"suggested": 0, "seen": 2, "liked": 2}
-    return {"suggested": 0, "seen": 1, "liked": int(liked(review))}
+    return None if review is None else liked(review)
+
+
+def _seeker_form(record: DialogueRecord, item: str, said: _Said) -> dict[str, int]:
+    """The seeker's questionnaire: what the seeker knows (its own reviews), and what it answered."""
+    verdict = _review(record, item)
+    accepted = said.answers.get(item)
+    suggested = int(said.first_by.get(item) == "recommender" or item in said.answers)
+    if verdict is not None:
+        return {"suggested": suggested, "seen": 1, "liked": int(verdict)}
+    if accepted is not None:
+        return {"suggested": suggested, "seen": 0 if accepted else 2, "liked": int(accepted)}
+    return {"suggested": suggested, "seen": 2, "liked": 2}
+
+
+def _recommender_form(record: DialogueRecord, item: str, said: _Said) -> dict[str, int]:
+    """The recommender's questionnaire: only what the dialogue told it. The seeker's answer to a suggestion says
+    whether it liked it; a movie the seeker named itself was seen, and its view of it is the seeker's review."""
+    suggested = int(said.first_by.get(item) == "recommender" or item in said.answers)
+    accepted = said.answers.get(item)
+    if accepted is not None:
+        return {"suggested": suggested, "seen": 2, "liked": int(accepted)}
+    verdict = _review(record, item)
+    if item in said.named_by_seeker and verdict is not None:
+        return {"suggested": suggested, "seen": 1, "liked": int(verdict)}
+    return {"suggested": suggested, "seen": 2, "liked": 2}

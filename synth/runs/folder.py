@@ -10,13 +10,12 @@ from pathlib import Path
 
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
-from synth.data.readers import read_lines
 from synth.errors import InputError, SynthError
 from synth.records import DialogueRecord, Item
 from synth.runs.filtering import DroppedDialogue, FilterReport, iter_dropped, read_filter_report
 from synth.runs.layout import DROPPED_FILE, FILTER_REPORT_FILE, ITEMS_FILE, MANIFEST_FILE, dialogues_file
 from synth.runs.manifest import Manifest, read_manifest
-from synth.runs.records import count_records, iter_records
+from synth.runs.records import count_records, iter_records, read_items
 
 
 @dataclass
@@ -57,7 +56,7 @@ class RunFolder:
         the manifest's configuration."""
         path = self.folder / ITEMS_FILE
         if path.exists():
-            return {item.id: item for item in _read_items(path)}
+            return read_items(path)
         if self.manifest is None:
             raise SynthError(f"{self.folder} has neither {ITEMS_FILE} nor a manifest to rebuild the catalog from")
         try:
@@ -94,13 +93,3 @@ class RunFolder:
         """Entries in dropped.jsonl, counted once (0 for a run never filtered)."""
         return count_records(self.dropped_file) if self.dropped_file is not None else 0
 
-
-def _read_items(path: Path) -> list[Item]:
-    items = []
-    for number, line in read_lines(path):
-        if line.strip():
-            try:
-                items.append(Item.model_validate_json(line))
-            except ValueError as exc:
-                raise InputError(path, f"not an item ({exc.__class__.__name__})", line=number) from None
-    return items

@@ -12,6 +12,7 @@ REQUESTS_FILE = "requests.sqlite"  # the request cache of the run
 DROPPED_FILE = "dropped.jsonl"  # a filtered folder's dropped dialogues, each with its drops
 FILTER_REPORT_FILE = "filter_report.json"  # what the filters did
 SHARDS_DIR = "shards"  # a Ray run's shard folders, each a run folder of its own
+EXPORT_MARKER = "synth_export.json"  # an export folder's format, files and findings (synth export)
 PLAN_FILE = "plan.json"  # in SHARDS_DIR: how the Ray run is split
 
 

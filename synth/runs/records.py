@@ -13,10 +13,11 @@ from pydantic import ValidationError
 
 from synth.data.bad_lines import BadLines
 from synth.data.dialogues import Dialogue, DialogueTurn
+from synth.data.mentions import TitleTagger, dialogue_items
 from synth.data.readers import read_lines
 from synth.errors import InputError
-from synth.records import DialogueRecord
-from synth.runs.layout import dialogues_file
+from synth.records import DialogueRecord, Item
+from synth.runs.layout import ITEMS_FILE, dialogues_file
 
 log = logging.getLogger(__name__)
 RECORD_KEYS = frozenset({"turns", "outcome", "target_item"})  # how a synth record is told from other formats
@@ -70,16 +71,21 @@ def load_records(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialo
 
 
 def load_synth(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
-    """A synth run as `Dialogue`s (turn items are the recommended item ids)."""
-    return [record_dialogue(record) for record in load_records(path, bad_lines=bad_lines)]
+    """A synth run as `Dialogue`s (turn items: the recommended item, then the items its text names, where the
+    run's items.jsonl lies beside the file)."""
+    catalog = read_items(path.parent / ITEMS_FILE) if (path.parent / ITEMS_FILE).exists() else None
+    return [record_dialogue(record, catalog) for record in load_records(path, bad_lines=bad_lines)]
 
 
-def record_dialogue(record: DialogueRecord) -> Dialogue:
-    """The common view of one record; outcome and generation figures go to meta."""
-    turns = [
-        DialogueTurn(role=turn.role, text=turn.text, items=[turn.recommended_item] if turn.recommended_item else [])
-        for turn in record.turns
-    ]
+def record_dialogue(record: DialogueRecord, catalog: dict[str, Item] | None = None) -> Dialogue:
+    """The common view of one record; outcome and generation figures go to meta. A turn's items are its
+    recommended item and, with the `catalog`, the items its text names, found as the exports find them."""
+    tagger = TitleTagger(dialogue_items(record, catalog)) if catalog else None
+    turns = []
+    for turn in record.turns:
+        named = [mention.item for mention in tagger.find(turn.text)] if tagger else []
+        items = list(dict.fromkeys(([turn.recommended_item] if turn.recommended_item else []) + named))
+        turns.append(DialogueTurn(role=turn.role, text=turn.text, items=items))
     return Dialogue(
         id=record.id,
         source="synth",
@@ -120,3 +126,16 @@ def drop_torn_tail(path: Path, block: int = 1 << 16) -> int:
     if end < size:
         log.warning("%s: dropped %d bytes of a record cut short when the last run ended", path, size - end)
     return size - end
+
+
+def read_items(path: Path) -> dict[str, Item]:
+    """A run's items.jsonl as item id -> Item; a bad line is an error naming it."""
+    items = {}
+    for number, line in read_lines(path):
+        if line.strip():
+            try:
+                item = Item.model_validate_json(line)
+            except ValueError as exc:
+                raise InputError(path, f"not an item ({exc.__class__.__name__})", line=number) from None
+            items[item.id] = item
+    return items

@@ -9,6 +9,7 @@ import pytest
 from synth.analysis.defects import check_reply, record_utterances
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
+from synth.datasets import load_dialogues
 from synth.llm.gguf_models import PACKAGED, resolve_model
 from synth.llm.llamacpp import LlamaCppBackend
 from synth.modes import review_index
@@ -17,6 +18,7 @@ from synth.records import Item, verdict
 from synth.replies import parse_recommender, recommender_schema
 from synth.runs.folder import RunFolder
 from synth.turns import SEED_EXCHANGE
+from tests.export_readers import redial_conversations, redial_problems
 from tests.helpers import SMOLLM, generate_smollm, read_records, run_synth
 
 pytestmark = pytest.mark.integration
@@ -184,11 +186,15 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
         sum(r.generation.prompt_tokens + r.generation.completion_tokens for r in records) / len(records)
     )
     assert (smollm_run / "items.jsonl").exists()
-    for to in ("pearl", "redial", "hf"):
+    for to in ("pearl", "redial", "crslab", "dialoguekit", "hf"):
         result = run_synth("export", str(smollm_run), str(tmp_path / to), "--to", to, "--no-similarity")
         assert result.returncode == 0, result.stderr
-    pearl = json.loads((tmp_path / "pearl" / "dialogues.json").read_text())
-    assert [len(d["dialogue"]) for d in pearl] == [len(r.turns) for r in records]
+        assert len(load_dialogues(tmp_path / to)) == len(records)  # every format reads back, all splits
+    pearl = json.loads((tmp_path / "pearl" / "train.json").read_text())
+    assert all(d["dialogue"][0].startswith("Seeker: ") for d in pearl)
+    problems = redial_problems(tmp_path / "redial")  # read by the ReDial loader's rule, mention for mention
+    assert [p for p in problems if not p.endswith("names no movie")] == []
+    assert sum(len(c["movieMentions"]) for split in redial_conversations(tmp_path / "redial").values() for c in split)
     assert "packaged:smollm2-135m" in (tmp_path / "hf" / "README.md").read_text()
 
 

@@ -62,7 +62,7 @@ def produce(root: Path) -> dict[str, Path]:
     for to in ("pearl", "redial"):
         for name, run in (("run", pearl), ("filtered", filtered)):
             folder = root / f"export-{to}-{name}"
-            for file in export_run(run, to, folder, shares=SHARES, options=CardOptions()):
+            for file in export_run(run, to, folder, shares=SHARES, options=CardOptions()).files:
                 outputs[f"export_{to}_{name}.{file.name}"] = file
     return outputs
 

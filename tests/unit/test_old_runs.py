@@ -42,8 +42,8 @@ def test_an_unversioned_run_exports_as_a_new_run_of_the_same_settings_does(tmp_p
     asyncio.run(generate(CONFIG, new, backend=ScriptedBackend(rule_following_script)))
     for to in ("pearl", "redial"):
         old_files = export_run(old_run_copy(tmp_path / to), to, tmp_path / f"old-{to}", shares={"train": 1.0},
-                               options=CardOptions())
-        new_files = export_run(new, to, tmp_path / f"new-{to}", shares={"train": 1.0}, options=CardOptions())
+                               options=CardOptions()).files
+        new_files = export_run(new, to, tmp_path / f"new-{to}", shares={"train": 1.0}, options=CardOptions()).files
         assert [f.name for f in old_files] == [f.name for f in new_files]
         for old_file, new_file in zip(old_files, new_files):
             assert old_file.read_bytes() == new_file.read_bytes(), f"{to}: {old_file.name} differs"
