@@ -64,7 +64,7 @@ def redial_problems(folder: Path) -> list[str]:
                 problems.append(f"{cid}: names no movie")
             for message in conversation["messages"]:
                 text = message["text"]
-                if "[EOD]" in text or "**" in text:
+                if re.search(r"\bEOD\b", text) or "**" in text:
                     problems.append(f"{cid}: markup in {text!r}")
                 if re.search(r"@\d+\s*\(\d{4}\)", text):
                     problems.append(f"{cid}: a year after a mention in {text!r}")

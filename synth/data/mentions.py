@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from synth.records import DialogueRecord, Item
+from synth.replies import END_MARKER
 
-END_MARKER = "[EOD]"  # the seeker's end-of-dialogue marker in synth's records (synth.replies)
+_END_MARKER = re.compile(rf"\s*\[?\b{re.escape(END_MARKER.strip('[]'))}\b\]?")  # "[EOD]", and "EOD" as models write it
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")  # markdown bold / italics around words
 _SPACE = re.compile(r"[ \t]+")
 _TOKEN = re.compile(r"\w+")
@@ -24,8 +25,9 @@ CASELESS_CHARS = 6  # a one-word title shorter than this is tagged only as writt
 
 
 def clean_text(text: str) -> str:
-    """An utterance without synth's markup: the end marker and markdown emphasis go, spaces are tidied."""
-    text = _EMPHASIS.sub("", text.replace(END_MARKER, ""))
+    """An utterance without synth's markup: the end marker (with or without its brackets) and markdown emphasis
+    go, spaces are tidied."""
+    text = _EMPHASIS.sub("", _END_MARKER.sub("", text))
     return _SPACE.sub(" ", text).strip()
 
 

@@ -107,6 +107,7 @@ def test_titles_are_tagged_in_every_form_and_markup_goes():
              Item(id="3", title="Spider-Man", year=2002), Item(id="4", title="Heat", year=1995)]
     tagger = TitleTagger(items)
     text = clean_text("**The Matrix** (1999) or the matrix, “Spider Man”, Up (2009) and heat? Heat! [EOD]")
+    assert clean_text("Can you suggest one? EOD") == "Can you suggest one?"  # as a model writes the marker
     tagged, found = tagger.tag(text, lambda item: f"@{item}")
     assert tagged == "@1 or @1, @3, @2 and heat? @4!" and [m.item for m in found] == ["1", "1", "3", "2", "4"]
     assert tagger.tag("I grew up on it.", str)[1] == []
