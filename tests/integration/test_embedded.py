@@ -18,8 +18,10 @@ from synth.records import Item, verdict
 from synth.replies import parse_recommender, recommender_schema
 from synth.runs.folder import RunFolder
 from synth.turns import SEED_EXCHANGE
-from tests.export_readers import redial_conversations, redial_problems
+from tests.export_readers import pearl_responses, redial_conversations, redial_problems
 from tests.helpers import SMOLLM, generate_smollm, read_records, run_synth
+
+DEFAULT_MODEL = "packaged:qwen2.5-coder-1.5b"  # the offline default (the Hub's Qwen2.5-1.5B cannot be reached here)
 
 pytestmark = pytest.mark.integration
 
@@ -196,6 +198,27 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
     assert [p for p in problems if not p.endswith("names no movie")] == []
     assert sum(len(c["movieMentions"]) for split in redial_conversations(tmp_path / "redial").values() for c in split)
     assert "packaged:smollm2-135m" in (tmp_path / "hf" / "README.md").read_text()
+
+
+@pytest.mark.parametrize("source", ["demo", "movielens+rt"])
+def test_default_model_runs_export_as_the_fields_readers_read_them(tmp_path, source):
+    """One dialogue of the default model from each source, exported to ReDial and PEARL and read by the field's
+    rules (tests/export_readers.py): every mention located by the ReDial loader's rule and in movieMentions,
+    every movieMentions id in the text, at least one movie named, 95% of spotted titles tagged; PEARL from the
+    seeker, the recommender trained."""
+    run = tmp_path / "run"
+    extra = [] if source == "demo" else ["--source", source]
+    result = run_synth("generate", "--n", "1", "--seed", "11", "--out", str(run), "--model", DEFAULT_MODEL,
+                       "--no-progress", *extra)
+    assert result.returncode == 0, result.stderr
+    for to in ("redial", "pearl"):
+        result = run_synth("export", str(run), str(tmp_path / to), "--to", to, "--splits", "train=1")
+        assert result.returncode == 0, result.stderr
+    assert redial_problems(tmp_path / "redial") == []
+    assert json.loads((tmp_path / "redial" / "synth_export.json").read_text())["mentions"]["share"] >= 0.95
+    (pearl,) = json.loads((tmp_path / "pearl" / "train.json").read_text())
+    assert pearl["dialogue"][0].startswith("Seeker: ") and len(pearl["dialogue"]) >= 2
+    assert all(response.startswith("Recommender: ") for response in pearl_responses(pearl["dialogue"]))
 
 
 def test_benchmark_trains_on_a_generated_run_and_asks_the_embedded_model(smollm_run, tmp_path):

@@ -1,4 +1,5 @@
-"""Golden files: a seeded scripted run, its filtered folder and its PEARL / ReDial exports, byte for byte.
+"""Golden files: a seeded scripted run, its filtered folder and its exports (PEARL, ReDial; CRSLab and DialogueKit
+of the run), byte for byte.
 
 The scripted backend is game logic, not a model: these files pin what synth writes (records, drops, report,
 exports) so that a refactor that changes any byte fails here. A commit that changes them on purpose says
@@ -59,11 +60,11 @@ def produce(root: Path) -> dict[str, Path]:
         "filtered.dialogues.jsonl": filtered / "dialogues.jsonl",
         "filtered.dropped.jsonl": filtered / "dropped.jsonl",
     }
-    for to in ("pearl", "redial"):
-        for name, run in (("run", pearl), ("filtered", filtered)):
-            folder = root / f"export-{to}-{name}"
-            for file in export_run(run, to, folder, shares=SHARES, options=CardOptions()).files:
-                outputs[f"export_{to}_{name}.{file.name}"] = file
+    exports = [(to, name, run) for to in ("pearl", "redial") for name, run in (("run", pearl), ("filtered", filtered))]
+    for to, name, run in exports + [("crslab", "run", pearl), ("dialoguekit", "run", pearl)]:
+        folder = root / f"export-{to}-{name}"
+        for file in export_run(run, to, folder, shares=SHARES, options=CardOptions()).files:
+            outputs[f"export_{to}_{name}.{file.name}"] = file
     return outputs
 
 
