@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
 from typing import Any, Literal
 
 import openai
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from synth.errors import SynthError
 from synth.llm.base import Completion, Message, ModelInfo
+from synth.llm.retries import RetryPolicy, describe
 from synth.redaction import redact_url
 
 log = logging.getLogger(__name__)
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
-_RETRYABLE_STATUS = {408, 409, 429}
 _PROBE_SCHEMA = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -28,16 +26,8 @@ _PROBE_SCHEMA = {
 }
 
 
-def is_retryable(exc: BaseException) -> bool:
-    """Rate limits, server errors, timeouts, dropped connections and a 200 whose body is not a completion
-    (a proxy's error page); never 4xx client errors."""
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, openai.APIResponseValidationError)):
-        return True
-    if isinstance(exc, json.JSONDecodeError):
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500
-    return False
+class _Refused(Exception):
+    """A server error that is the server's answer about a request field (not a transient fault)."""
 
 
 def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -50,7 +40,8 @@ def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class OpenAIBackend:
-    """Async client with tenacity retries on retryable errors only, and a concurrency cap."""
+    """Async client whose every request, start-up checks included, goes through one RetryPolicy (transient faults
+    only), with a concurrency cap."""
 
     name = "openai"
 
@@ -72,8 +63,8 @@ class OpenAIBackend:
         self._model = model
         self._structured: str = structured
         self._semaphore = asyncio.Semaphore(max_concurrency)
-        self._max_attempts = max_attempts
-        self._backoff_max_s = backoff_max_s
+        self._policy = RetryPolicy(attempts=max_attempts, backoff_max_s=backoff_max_s)
+        self._where = f"the OpenAI-compatible endpoint {redact_url(self._base_url)}"
 
     @property
     def model_info(self) -> ModelInfo:
@@ -83,47 +74,49 @@ class OpenAIBackend:
             extra={"structured": self._structured},
         )
 
-    def _retrying(self, attempts: int | None = None) -> AsyncRetrying:
-        return AsyncRetrying(
-            stop=stop_after_attempt(attempts or self._max_attempts),
-            wait=wait_random_exponential(multiplier=0.5, max=self._backoff_max_s),
-            retry=retry_if_exception(is_retryable),
-            reraise=True,
-        )
-
     async def check(self) -> None:
-        """Reach the server, pick the model when none was named, and probe the structured-output mode."""
-        where = redact_url(self._base_url)
+        """Reach the server, pick the model when none was named, and probe the structured-output mode; a transient
+        fault is tried again under the same policy as every request, never read as an answer."""
         try:
-            async for attempt in self._retrying(attempts=3):
-                with attempt:
-                    models = await self._client.models.list()
+            models = await self._policy.run(self._client.models.list, self._where)
         except openai.AuthenticationError:
-            raise SynthError(f"the endpoint {where} refused the API key (HTTP 401); check OPENAI_API_KEY") from None
+            raise SynthError(f"{self._where} refused the API key (HTTP 401); check OPENAI_API_KEY") from None
         except openai.APIError as exc:
-            raise SynthError(f"cannot reach the OpenAI-compatible endpoint {where}: {_describe(exc)}") from None
+            raise SynthError(f"cannot use {self._where}: {describe(exc)}") from None
         if self._model is None:
             ids = [m.id for m in models.data]
             if not ids:
-                raise SynthError(f"the endpoint {where} lists no models; pass --model")
+                raise SynthError(f"{self._where} lists no models; pass --model")
             self._model = ids[0]
         if self._structured == "auto":
             self._structured = await self._probe_structured()
-            log.info("structured output on %s: %s", where, self._structured)
+            log.info("structured output on %s: %s", redact_url(self._base_url), self._structured)
 
     async def _probe_structured(self) -> str:
+        """The first structured mode the server accepts. A mode is refused only by the server's answer: a client
+        error (4xx), or a server error whose message names the `response_format` it could not take (llama_cpp.server
+        answers json_schema with a 500 that says so); any other fault is retried, never read as a refusal."""
         for mode in ("json_schema", "json_object"):
+
+            async def ask(mode: str = mode) -> Any:
+                try:
+                    return await self._client.chat.completions.create(
+                        model=self._model,
+                        messages=[{"role": "user", "content": 'Answer {"ok": true}'}],
+                        max_tokens=8,
+                        temperature=0,
+                        response_format=response_format(mode, _PROBE_SCHEMA),  # type: ignore[arg-type]
+                    )
+                except openai.APIStatusError as exc:
+                    if exc.status_code >= 500 and "response_format" in exc.response.text:
+                        raise _Refused(exc.status_code) from None
+                    raise
+
             try:
-                await self._client.chat.completions.create(
-                    model=self._model,
-                    messages=[{"role": "user", "content": 'Answer {"ok": true}'}],
-                    max_tokens=8,
-                    temperature=0,
-                    response_format=response_format(mode, _PROBE_SCHEMA),  # type: ignore[arg-type]
-                )
+                await self._policy.run(ask, self._where)
                 return mode
-            except openai.APIStatusError as exc:
-                log.info("structured mode %s refused (HTTP %s)", mode, exc.status_code)
+            except (openai.APIStatusError, _Refused) as exc:  # transient faults were retried: this is an answer
+                log.info("structured mode %s refused (HTTP %s)", mode, getattr(exc, "status_code", exc))
         return "none"
 
     async def complete(
@@ -153,9 +146,7 @@ class OpenAIBackend:
             kwargs["extra_body"] = {"grammar": grammar}  # llama.cpp servers take GBNF this way
         async with self._semaphore:
             start = time.perf_counter()
-            async for attempt in self._retrying():
-                with attempt:
-                    out = await self._client.chat.completions.create(**kwargs)
+            out = await self._policy.run(lambda: self._client.chat.completions.create(**kwargs), self._where)
             latency = time.perf_counter() - start
         choice = out.choices[0]
         usage = out.usage
@@ -170,8 +161,3 @@ class OpenAIBackend:
     async def aclose(self) -> None:
         await self._client.close()
 
-
-def _describe(exc: openai.APIError) -> str:
-    if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}"
-    return type(exc).__name__.removeprefix("API")

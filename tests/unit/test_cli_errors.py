@@ -29,7 +29,7 @@ def test_unreachable_base_url(tmp_path):
         "generate", "--n", "1", "--out", str(tmp_path), "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
         env={"OPENAI_API_KEY": "sk-never-printed"},
     )
-    assert_clean_error(result, "cannot reach the OpenAI-compatible endpoint http://127.0.0.1:9/v1")
+    assert_clean_error(result, "the OpenAI-compatible endpoint http://127.0.0.1:9/v1: no answer after 6 attempts")
     assert "sk-never-printed" not in result.stderr + result.stdout
 
 

@@ -1,4 +1,5 @@
-"""Retry policy of the openai backend against a real local HTTP server that fails on purpose."""
+"""The retry policy (synth.llm.retries) of the openai backend, start-up checks included, against a real local
+HTTP server that fails on purpose."""
 
 import asyncio
 import json
@@ -7,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from synth.errors import SynthError
 from synth.llm.openai_compat import OpenAIBackend
 from synth.redaction import redact_url
 
@@ -19,29 +21,63 @@ COMPLETION = {
 
 @pytest.fixture
 def flaky_server():
-    """Answers each POST with the next status from `plan` (200 = a valid completion)."""
-    state = {"plan": [], "posts": 0}
+    """Answers each POST (and each GET of /models) with the next entry of its plan: a status (200 = a valid
+    completion or model list), "drop" (the connection closed unanswered), "not-json" (an error page served as 200),
+    "retry-after" (429 asking to wait 0 s) or "format-500" (llama_cpp.server's 500 naming the response_format
+    it cannot take). Every request's path and Authorization header are kept."""
+    state = {"plan": [], "posts": 0, "get_plan": [], "gets": 0, "requests": []}
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
-        def do_POST(self):
+        def answer(self, step, body):
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            status = state["plan"][state["posts"]] if state["posts"] < len(state["plan"]) else 200
-            state["posts"] += 1
-            body = json.dumps(COMPLETION if status == 200 else {"error": {"message": "nope"}}).encode()
+            state["requests"].append((self.command, self.path, self.headers.get("Authorization")))
+            if step == "drop":
+                self.close_connection = True
+                return self.connection.shutdown(2)
+            status = {"retry-after": 429, "not-json": 200, "format-500": 500}.get(step, step)
+            message = "Input should be 'text' or 'json_object' at response_format.type" if step == "format-500" else "nope"
+            payload = b"<html>proxy error</html>" if step == "not-json" else json.dumps(
+                body if status == 200 else {"error": {"message": message}}).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
+            if step == "retry-after":
+                self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
-            self.wfile.write(body)
+            self.wfile.write(payload)
+
+        def do_POST(self):
+            step = state["plan"][state["posts"]] if state["posts"] < len(state["plan"]) else 200
+            state["posts"] += 1
+            self.answer(step, COMPLETION)
+
+        def do_GET(self):
+            step = state["get_plan"][state["gets"]] if state["gets"] < len(state["get_plan"]) else 200
+            state["gets"] += 1
+            self.answer(step, {"object": "list", "data": [{"id": "m", "object": "model"}]})
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
     server.shutdown()
+
+
+def check(url, **options):
+    """The backend's start-up checks (model list, structured-output probe); returns the backend."""
+    backend = OpenAIBackend(base_url=url, api_key="sk-secret", max_attempts=4, backoff_max_s=0.05, **options)
+
+    async def go():
+        try:
+            await backend.check()
+        finally:
+            await backend.aclose()
+
+    asyncio.run(go())
+    return backend
 
 
 def complete(url):
@@ -74,14 +110,46 @@ def test_client_errors_are_not_retried(flaky_server):
     assert state["posts"] == 1
 
 
-def test_retries_give_up_after_max_attempts(flaky_server):
-    import openai
-
+def test_retries_give_up_after_max_attempts_with_one_line_naming_the_endpoint(flaky_server):
     url, state = flaky_server
     state["plan"] = [502] * 10
-    with pytest.raises(openai.InternalServerError):
+    with pytest.raises(SynthError) as error:
         complete(url)
     assert state["posts"] == 4
+    assert str(error.value) == f"the OpenAI-compatible endpoint {url}: no answer after 4 attempts (last error: HTTP 502)"
+
+
+def test_faults_on_the_first_requests_are_retried_and_never_taken_for_an_answer(flaky_server):
+    url, state = flaky_server
+    state["get_plan"] = ["drop", "not-json"]  # the model list: a dropped connection, then an error page as 200
+    state["plan"] = ["retry-after", 500, "not-json"]  # the json_schema probe: 429, 500, an error page
+    backend = check(url, structured="auto")
+    assert backend.model_info.name == "m" and backend.model_info.extra == {"structured": "json_schema"}
+    assert (state["gets"], state["posts"]) == (3, 4)
+
+
+def test_a_client_error_is_the_servers_answer_about_a_structured_mode(flaky_server):
+    url, state = flaky_server
+    state["plan"] = [400, 503]  # json_schema refused; json_object's probe meets a transient fault, then passes
+    assert check(url, structured="auto").model_info.extra == {"structured": "json_object"}
+    assert state["posts"] == 3
+
+
+def test_a_server_error_that_names_the_response_format_is_a_refusal_not_a_fault(flaky_server):
+    url, state = flaky_server
+    state["plan"] = [500, "format-500"]  # a transient 500 is retried; the 500 about response_format is an answer
+    assert check(url, structured="auto").model_info.extra == {"structured": "json_object"}
+    assert state["posts"] == 3
+
+
+def test_start_up_checks_that_run_out_of_attempts_stop_with_one_line_and_no_key(flaky_server):
+    url, state = flaky_server
+    state["plan"] = ["drop"] * 10
+    with pytest.raises(SynthError) as error:
+        check(url, structured="auto")
+    assert str(error.value).startswith(f"the OpenAI-compatible endpoint {url}: no answer after 4 attempts")
+    assert "sk-secret" not in str(error.value) and state["posts"] == 4
+    assert all(auth == "Bearer sk-secret" for _, _, auth in state["requests"])  # the key went only to the server
 
 
 def test_redact_url_drops_credentials_and_query():

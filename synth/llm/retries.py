@@ -1,0 +1,83 @@
+"""The one retry policy for every request synth sends to a model server, start-up checks included: which faults
+are transient (rate limits, server errors, timeouts, dropped connections, a 200 whose body is not a completion),
+how long to wait (the server's Retry-After when it sends one, else jittered exponential backoff), and what
+happens when the attempts run out (one line naming the endpoint and the last error)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import openai
+from tenacity import AsyncRetrying, RetryCallState, RetryError, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_random_exponential
+
+from synth.errors import SynthError
+
+T = TypeVar("T")
+TRANSIENT_STATUS = {408, 409, 425, 429}  # and every 5xx
+RETRY_AFTER_MAX_S = 120.0  # a Retry-After longer than this is waited only this long
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A fault worth trying again: rate limits, server errors, timeouts, dropped connections and a 200 whose body
+    is not a completion (a proxy's error page); never a 4xx client error, which is an answer."""
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, openai.APIResponseValidationError)):
+        return True
+    if isinstance(exc, json.JSONDecodeError):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in TRANSIENT_STATUS or exc.status_code >= 500
+    return False
+
+
+def describe(exc: BaseException) -> str:
+    """A fault in a few words, without the request (which may carry credentials)."""
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}"
+    if isinstance(exc, json.JSONDecodeError):
+        return "a response that is not JSON"
+    return type(exc).__name__.removeprefix("API")
+
+
+def retry_after(exc: BaseException | None) -> float | None:
+    """The seconds a 429 or 503 asks to wait (Retry-After in seconds), capped; None when it asks nothing."""
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return min(max(float(value), 0.0), RETRY_AFTER_MAX_S) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: back off as usual
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to try a request again on a transient fault."""
+
+    attempts: int = 6
+    backoff_max_s: float = 30.0
+
+    def _wait(self, state: RetryCallState) -> float:
+        outcome = state.outcome
+        asked = retry_after(outcome.exception() if outcome is not None else None)
+        return asked if asked is not None else wait_random_exponential(multiplier=0.5, max=self.backoff_max_s)(state)
+
+    async def run(self, call: Callable[[], Awaitable[T]], where: str) -> T:
+        """`call()` until it succeeds, a non-transient error (raised as it is), or the attempts run out on a
+        transient fault: then a SynthError naming `where` (an endpoint, credentials removed) and the last error."""
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.attempts),
+            wait=self._wait,
+            retry=retry_if_exception(is_transient),
+            reraise=False,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    result = await call()
+        except RetryError as exc:
+            last = exc.last_attempt.exception()
+            raise SynthError(f"{where}: no answer after {self.attempts} attempts (last error: {describe(last)})") from None
+        return result
