@@ -24,7 +24,7 @@ ConfigT = TypeVar("ConfigT", bound=BaseModel)
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
     "concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
-    "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok",
+    "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok", "max_cost_usd", "max_total_tokens",
 }
 # Settings added after runs were first written, with the values that play as synth did before them: at those
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
@@ -137,6 +137,10 @@ class GenerateConfig(BackendConfig):
     # cost accounting (USD per million tokens; unset: tokens are counted, cost is not)
     price_prompt_per_mtok: float | None = Field(None, ge=0)
     price_completion_per_mtok: float | None = Field(None, ge=0)
+    # spending ceilings: no new dialogue starts once the spend so far, the dialogues in flight and one more would
+    # pass them (a resume with a higher ceiling goes on where the run stopped)
+    max_cost_usd: float | None = Field(None, gt=0)
+    max_total_tokens: int | None = Field(None, gt=0)
     # several machines: this run plays every N-th game spec, starting at I (one run split N ways)
     shard: str | None = Field(None, pattern=r"^\d+/\d+$", description="I/N, 0 <= I < N")
 

@@ -10,6 +10,7 @@ from contextlib import closing
 from dataclasses import asdict
 from pathlib import Path
 
+from synth.budget import Budget, Spent
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
 from synth.item_knowledge import SummaryCache, summarize_items
@@ -102,6 +103,7 @@ async def generate(
     data = load_data(config)
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
     planned = PLANNERS[config.mode](config, data)  # before the model loads: a plan that cannot run stops here
+    budget = Budget.of(config)  # so does a cost ceiling without prices
     data.counts.update(planned.counts)
     backend = backend or make_backend(config)
     if config.request_cache:
@@ -149,8 +151,8 @@ async def generate(
                 )
             data.counts.update(persona_counts)
         write_items(out_dir / ITEMS_FILE, data.catalog)
-        await _play_all(game, specs, dialogues_path, tally, config, on_record)
-        status = "finished"
+        stopped = await _play_all(game, specs, dialogues_path, tally, config, on_record, budget)
+        status = "budget" if stopped else "finished"
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = "interrupted"
         raise
@@ -167,9 +169,11 @@ async def _play_all(
     tally: _Tally,
     config: GenerateConfig,
     on_record: Callable[[DialogueRecord], None] | None = None,
-) -> None:
+    budget: Budget | None = None,
+) -> bool:
     """`concurrency` workers take the next spec as they finish one, so only that many games (not n) are
-    alive at a time; each record is appended and flushed the moment its game ends."""
+    alive at a time; each record is appended and flushed the moment its game ends. With a `budget`, a worker
+    starts no game the budget does not allow; returns whether that stopped the run."""
     clock = time.perf_counter()
     pending = iter(specs)  # shared by the workers; asyncio runs one at a time, so no lock is needed
     with progress_bar(config.progress, "[bold]dialogues", "{task.fields[rates]}", "failed {task.fields[failed]}",
@@ -190,8 +194,18 @@ async def _play_all(
             if on_record is not None:
                 on_record(record)
 
+        in_flight = {"games": 0, "refused": 0}
+
         async def worker() -> None:
             for spec in pending:
-                save(await game.play(spec))
+                spent = Spent(tally.counts["written"], tally.tokens["prompt"], tally.tokens["completion"])
+                if budget is not None and not budget.allows(spent, in_flight["games"]):
+                    in_flight["refused"] += 1
+                    return
+                in_flight["games"] += 1
+                record = await game.play(spec)
+                in_flight["games"] -= 1
+                save(record)
 
         await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(specs), 1)))))
+    return bool(in_flight["refused"])

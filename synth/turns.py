@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from synth.analysis.defects import next_history
+from synth.llm.retries import EndpointUnavailable
 from synth.records import Item, Outcome, Turn
 from synth.replies import RecommenderReply
 from synth.simulators import Line
@@ -109,7 +110,8 @@ async def play_turns(
 ) -> Ending:
     """Play one game: the scripted opening, then utterances up to `max_utterances` after the seed exchange's
     two lines (a shorter script leaves its place to generated lines, so the cap on the whole dialogue is the
-    same). An exception ends the game as 'error' with its text: one bad dialogue must never end the run."""
+    same). An exception ends the game as 'error' with its text: one bad dialogue must never end the run; a
+    server that stays unavailable (EndpointUnavailable) ends the run instead, the game unwritten."""
     moves.open(script)
     try:
         for step in range(len(script) - len(SEED_EXCHANGE), max_utterances):
@@ -120,6 +122,8 @@ async def play_turns(
             outcome = await moves.seeker_turn(step, step_seed)
             if outcome is not None:
                 return Ending(outcome, len(script))
+    except EndpointUnavailable:
+        raise
     except Exception as exc:  # one bad dialogue must never end the run: record it and go on
         return Ending(moves.unfinished("error"), len(script), f"{type(exc).__name__}: {exc}")
     return Ending(moves.unfinished("turn_cap"), len(script))

@@ -55,6 +55,8 @@ SETTING_OPTIONS = {
     "shard": "shard",
     "price_prompt": "price_prompt_per_mtok",
     "price_completion": "price_completion_per_mtok",
+    "max_cost": "max_cost_usd",
+    "max_total_tokens": "max_total_tokens",
     "progress": "progress",
 }
 SET_ONLY_FIELDS = (
@@ -177,6 +179,14 @@ def generate(
     price_completion: Optional[float] = typer.Option(
         None, "--price-completion", help="USD per million completion tokens (cost accounting)."
     ),
+    max_cost: Optional[float] = typer.Option(
+        None, "--max-cost", help="USD ceiling (needs the prices): no new dialogue starts once the spend so far and the "
+        "expected cost of the dialogues in flight and one more would pass it; the same command with a higher "
+        "ceiling goes on."
+    ),
+    max_total_tokens: Optional[int] = typer.Option(
+        None, "--max-total-tokens", min=1, help="Token ceiling (prompt + completion), as --max-cost."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Play a few games and estimate tokens, cost and time for --n."),
     dry_run_sample: int = typer.Option(3, help="Games the dry run plays."),
     setting: Optional[list[str]] = typer.Option(
@@ -209,6 +219,9 @@ def generate(
         if ray is not None:
             from synth.ray_runner import ray_generate
 
+            if settings.max_cost_usd is not None or settings.max_total_tokens is not None:
+                raise SynthError("--max-cost and --max-total-tokens are not supported with --ray yet")
+
             manifest = ray_generate(
                 settings, out, address=ray, workers=ray_workers, shards=ray_shards,
                 gpus_per_worker=ray_gpus_per_worker, overwrite=overwrite,
@@ -217,16 +230,25 @@ def generate(
             from synth.runner import generate as run_generate
 
             manifest = asyncio.run(run_generate(settings, out, overwrite=overwrite))
-    report_run(manifest, out)
+    report_run(manifest, out, settings)
 
 
-def report_run(manifest: Manifest, out: Path) -> None:
-    """The one-line summary of a finished run; a run whose every dialogue failed is an error."""
+def report_run(manifest: Manifest, out: Path, settings: GenerateConfig) -> None:
+    """The one-line summary of a finished run, and why it stopped early for its budget; a run whose every
+    dialogue failed is an error."""
     counts, tokens = manifest.counts, manifest.tokens
     typer.echo(
         f"wrote {counts.written} dialogues to {out / 'dialogues.jsonl'} "
         f"({counts.accepted_target} accepted the target, {counts.failed} failed; "
         f"{tokens.prompt} prompt + {tokens.completion} completion tokens; {manifest.wall_s or 0:.1f} s)"
     )
+    if manifest.status == "budget":
+        from synth.budget import Budget, Spent
+
+        spent = Spent(counts.written, tokens.prompt, tokens.completion)
+        typer.echo(
+            f"stopped for its budget: {Budget(settings).describe(spent)} spent, {counts.written} of {counts.requested} "
+            "dialogues written; raise the ceiling and run the same command to go on"
+        )
     if counts.written and counts.failed == counts.written:
         raise SynthError("every dialogue failed; see 'errors' in the records")

@@ -1,7 +1,7 @@
 """The one retry policy for every request synth sends to a model server, start-up checks included: which faults
 are transient (rate limits, server errors, timeouts, dropped connections, a 200 whose body is not a completion),
 how long to wait (the server's Retry-After when it sends one, else jittered exponential backoff), and what
-happens when the attempts run out (one line naming the endpoint and the last error)."""
+happens when the attempts run out (EndpointUnavailable: one line naming the endpoint and the last error)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ from synth.errors import SynthError
 T = TypeVar("T")
 TRANSIENT_STATUS = {408, 409, 425, 429}  # and every 5xx
 RETRY_AFTER_MAX_S = 120.0  # a Retry-After longer than this is waited only this long
+
+
+class EndpointUnavailable(SynthError):
+    """A request's attempts ran out on transient faults: the server, not the dialogue, is the problem, so a run
+    stops (its records kept, a resume goes on) rather than write the dialogue as failed."""
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -79,5 +84,6 @@ class RetryPolicy:
                     result = await call()
         except RetryError as exc:
             last = exc.last_attempt.exception()
-            raise SynthError(f"{where}: no answer after {self.attempts} attempts (last error: {describe(last)})") from None
+            message = f"{where}: no answer after {self.attempts} attempts (last error: {describe(last)})"
+            raise EndpointUnavailable(message) from None
         return result

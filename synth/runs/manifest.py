@@ -22,7 +22,7 @@ from synth.runs.filtering import FilterSummary
 
 SCHEMA_VERSION = 1  # 0: manifests written before the field existed (same fields otherwise)
 TRACKED_PACKAGES = ("synth-crs", "llama-cpp-python", "openai", "rank-bm25", "pydantic", "jinja2", "huggingface_hub")
-Status = Literal["running", "finished", "failed", "interrupted"]
+Status = Literal["running", "finished", "failed", "interrupted", "budget"]  # budget: stopped at its spending ceiling
 
 
 class _Sparse(BaseModel):

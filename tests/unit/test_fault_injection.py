@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from synth.config import GenerateConfig
+from synth.llm.retries import EndpointUnavailable
 from synth.llm.scripted import rule_following_script
 from synth.runner import generate
 from tests.helpers import read_records
@@ -28,7 +29,7 @@ def completion(text):
 
 @pytest.fixture
 def faulty_server():
-    state = {"posts": 0, "faults": []}
+    state = {"posts": 0, "faults": [], "down_after": None}  # down_after: POSTs answered before an outage
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -50,6 +51,8 @@ def faulty_server():
             with lock:
                 index = state["posts"]
                 state["posts"] += 1
+            if state["down_after"] is not None and index >= state["down_after"]:
+                return self.send(503, b'{"error": {"message": "down for maintenance"}}')
             fault = FAULTS[index // 2] if index % 2 == 1 and index // 2 < len(FAULTS) else None
             if fault:
                 state["faults"].append(fault)
@@ -84,3 +87,22 @@ def test_a_run_survives_every_kind_of_fault(faulty_server, tmp_path):
     assert len(records) == 3 and manifest.counts.failed == 0, [r.errors for r in records]
     assert all(r.outcome.accepted_target for r in records)
     assert sum(r.generation.format_retries for r in records) >= 1  # the out-of-format reply was asked again
+
+
+def test_a_server_that_stays_down_stops_the_run_and_a_resume_goes_on(faulty_server, tmp_path):
+    url, state = faulty_server
+    state["posts"] = len(FAULTS) * 2  # no injected faults: only the outage
+    config = GenerateConfig(
+        n=4, seed=2, backend="openai", base_url=url, structured="json_schema", concurrency=1,
+        api_max_attempts=2, progress=False,
+    )
+    state["down_after"] = state["posts"] + 30  # some dialogues finish, then every request fails
+    with pytest.raises(EndpointUnavailable, match=f"{url}: no answer after 2 attempts"):
+        asyncio.run(generate(config, tmp_path))
+    written = read_records(tmp_path)
+    assert 1 <= len(written) < 4 and not any(r.errors for r in written)  # the outage wrote no failed dialogue
+    assert json.loads((tmp_path / "manifest.json").read_text())["status"] == "failed"
+    state["down_after"] = None  # the server is back: the same command goes on
+    manifest = asyncio.run(generate(config, tmp_path))
+    assert manifest.counts.written == 4 and manifest.counts.resumed_with == len(written) and manifest.counts.failed == 0
+
