@@ -71,7 +71,7 @@ def export_run(
         if to in EXPORTERS:
             staging.facts.update(EXPORTERS[to](run, staging.folder, splits))
         else:
-            with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
+            with open_dataset_dict(run, splits) as dataset_dict:
                 save_dataset_dict(dataset_dict, staging.folder)
                 _write_card(run, dataset_dict, options, staging.folder / CARD_FILE, out_dir / CARD_FILE)
         names = [p.name for p in staging.folder.iterdir()]
@@ -95,10 +95,10 @@ def publish_run(
     """Push the run's DatasetDict and card to the Hub (token from HF_TOKEN or `hf auth login`, never printed);
     with `dry_run`, write exactly the repository's files (parquet shards and README.md) into that folder."""
     run = RunFolder.open(source)
+    splits = RunSplits.of(run, shares, options.split_seed)  # a run without dialogues is refused before anything is written
     if dry_run is not None:
-        RunSplits.of(run, shares, options.split_seed)  # a run without dialogues is refused before anything is written
         with staged_export(dry_run, "hub", overwrite, fixed_files=("data", CARD_FILE)) as staging:
-            with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
+            with open_dataset_dict(run, splits) as dataset_dict:
                 options.configs = hub_configs(dataset_dict)
                 for split, dataset in dataset_dict.items():
                     path = staging.folder / "data" / f"{split}-00000-of-00001.parquet"
@@ -115,7 +115,7 @@ def publish_run(
             repo_id,
             data_source(run),
         )
-    with open_dataset_dict(run, shares, options.split_seed) as dataset_dict:
+    with open_dataset_dict(run, splits) as dataset_dict:
         return _push(run, dataset_dict, repo_id, private, options)
 
 

@@ -48,14 +48,12 @@ def dataset_row(record: DialogueRecord, run: RunFolder) -> dict[str, Any]:
 
 
 @contextmanager
-def open_dataset_dict(run: RunFolder, shares: dict[str, float], seed: int) -> Iterator[Any]:
-    """The run as a DatasetDict (the splits named in `shares`, no user in two; a split left empty by too few users
-    is left out, with a warning: RunSplits) built from records streamed off disk into Arrow files in a scratch folder,
-    which is removed when the block ends: save or push inside it."""
+def open_dataset_dict(run: RunFolder, splits: RunSplits) -> Iterator[Any]:
+    """The run as a DatasetDict, one dataset per split of `splits` (by user: RunSplits), built from records streamed
+    off disk into Arrow files in a scratch folder, which is removed when the block ends: save or push inside it."""
     require_datasets()
     from datasets import Dataset, DatasetDict
 
-    splits = RunSplits.of(run, shares, seed)
     with tempfile.TemporaryDirectory(prefix="synth-hf-") as scratch:
         yield DatasetDict(
             {
@@ -76,7 +74,6 @@ def _rows(run: RunFolder, splits: RunSplits, split: str) -> Iterator[dict[str, A
             yield dataset_row(record, run)
 
 
-def save_dataset_dict(dataset_dict: Any, out_dir: Path) -> list[Path]:
+def save_dataset_dict(dataset_dict: Any, out_dir: Path) -> None:
     """`save_to_disk` into `out_dir` (a folder `load_from_disk` reads back)."""
     dataset_dict.save_to_disk(str(out_dir))
-    return sorted(p for p in out_dir.rglob("*") if p.is_file())

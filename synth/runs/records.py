@@ -73,7 +73,7 @@ def load_records(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialo
 def load_synth(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
     """A synth run as `Dialogue`s (turn items: the recommended item, then the items its text names, where the
     run's items.jsonl lies beside the file)."""
-    catalog = read_items(path.parent / ITEMS_FILE) if (path.parent / ITEMS_FILE).exists() else None
+    catalog = items_beside(path)
     return [record_dialogue(record, catalog) for record in load_records(path, bad_lines=bad_lines)]
 
 
@@ -139,3 +139,9 @@ def read_items(path: Path) -> dict[str, Item]:
                 raise InputError(path, f"not an item ({exc.__class__.__name__})", line=number) from None
             items[item.id] = item
     return items
+
+
+def items_beside(file: Path) -> dict[str, Item] | None:
+    """The items.jsonl in the folder of a dialogues file, None when there is none (a bare .jsonl)."""
+    path = file.parent / ITEMS_FILE
+    return read_items(path) if path.exists() else None

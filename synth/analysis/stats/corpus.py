@@ -14,8 +14,8 @@ from synth.data.paths import shared_dataset
 from synth.data.readers import read_lines
 from synth.datasets import detect_format, load_dialogues
 from synth.records import DialogueRecord
-from synth.runs.layout import ITEMS_FILE, dialogues_file
-from synth.runs.records import iter_records, read_items, record_dialogue
+from synth.runs.layout import dialogues_file
+from synth.runs.records import items_beside, iter_records, record_dialogue
 
 _MENTION = re.compile(r"@(\d+)")  # ReDial / IARD movie mentions
 Pair = tuple[Dialogue, DialogueRecord | None]
@@ -90,7 +90,7 @@ def load_corpus(spec: str, format: str | None = None, *, sample: int | None = No
 
 def _synth_pairs(file: Path) -> Iterator[Pair]:
     """Each record with its common view, whose turns name the items the text mentions (with items.jsonl)."""
-    catalog = read_items(file.parent / ITEMS_FILE) if (file.parent / ITEMS_FILE).exists() else None
+    catalog = items_beside(file)
     for found in iter_records(file):
         yield record_dialogue(found.record, catalog), found.record
 

@@ -19,8 +19,8 @@ from synth.analysis.stats.corpus import Corpus, Pair, utterance_text
 from synth.data.dialogues import Dialogue, Unit, in_unit
 from synth.prompting import shipped_example_replies
 from synth.records import Item
-from synth.runs.folder import RunFolder
-from synth.runs.layout import ITEMS_FILE, dialogues_file
+from synth.runs.layout import dialogues_file
+from synth.runs.records import items_beside
 
 
 class DefectRate(BaseModel):
@@ -41,7 +41,7 @@ def run_catalog(corpus: Corpus) -> dict[str, Item]:
     if corpus.format != "synth" or not corpus.path.exists():
         return {}
     file = dialogues_file(corpus.path)
-    return RunFolder(file.parent, file).items if (file.parent / ITEMS_FILE).exists() else {}
+    return items_beside(file) or {}
 
 
 def _utterances(pair: Pair, catalog: Mapping[str, Item], examples: tuple[str, ...], unit: Unit) -> list[Spoken]:
