@@ -23,7 +23,7 @@ ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
-    "concurrency", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
+    "concurrency", "rpm", "tpm", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
     "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok", "max_cost_usd", "max_total_tokens",
 }
 # Settings added after runs were first written, with the values that play as synth did before them: at those
@@ -68,8 +68,16 @@ class BackendConfig(BaseModel):
         "sequence ends) or 'gathered' (the calls in flight go to one LLM.chat batch, which waits for its slowest)",
     )
     concurrency: int = Field(1, ge=1, description="dialogues (or judge calls) in flight at once")
-    api_max_attempts: int = Field(6, ge=1)
-    request_timeout_s: float = 120.0
+    rpm: float | None = Field(None, gt=0, description="openai: requests per minute sent at most (a token bucket)")
+    tpm: float | None = Field(None, gt=0, description="openai: tokens per minute (prompt + completion) sent at most")
+    api_max_attempts: int = Field(10, ge=1, description="openai: tries of one request on transient faults")
+    request_timeout_s: float = Field(120.0, gt=0, description="openai: seconds one request may take, whole answer in")
+
+    @model_validator(mode="after")
+    def _limits_need_a_server(self) -> "BackendConfig":
+        if (self.rpm is not None or self.tpm is not None) and self.backend != "openai":
+            raise ValueError("rpm and tpm limit requests to a server: they need backend 'openai'")
+        return self
 
 
 class GenerateConfig(BackendConfig):

@@ -17,6 +17,7 @@ from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
 from synth.llm.request_cache import CachedBackend, RequestCache
+from synth.llm.traffic import Traffic, traffic_of
 from synth.modes import BUILDERS, PLANNERS, Game
 from synth.persona_summaries import persona_summary_cache, summarize_personas
 from synth.progress import progress_bar
@@ -29,6 +30,7 @@ from synth.runs.manifest import (
     Counts,
     Manifest,
     ModelRecord,
+    RequestCounts,
     Status,
     Tokens,
     check_same_run,
@@ -119,6 +121,8 @@ async def generate(
     tally.counts["resumed_with"] = len(done)
     specs = [spec for spec in specs if spec.id not in done]
 
+    traffic = traffic_of(backend)
+
     def save_manifest(status: Status) -> Manifest:
         manifest = new_manifest(
             config,
@@ -130,6 +134,7 @@ async def generate(
             started=started,
             wall_s=time.perf_counter() - clock,
             status=status,
+            requests=RequestCounts(**traffic.as_counts()) if traffic is not None else None,
         )
         write_manifest(out_dir / MANIFEST_FILE, manifest)
         return manifest
@@ -151,7 +156,7 @@ async def generate(
                 )
             data.counts.update(persona_counts)
         write_items(out_dir / ITEMS_FILE, data.catalog)
-        stopped = await _play_all(game, specs, dialogues_path, tally, config, on_record, budget)
+        stopped = await _play_all(game, specs, dialogues_path, tally, config, on_record, budget, traffic)
         status = "budget" if stopped else "finished"
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = "interrupted"
@@ -170,16 +175,20 @@ async def _play_all(
     config: GenerateConfig,
     on_record: Callable[[DialogueRecord], None] | None = None,
     budget: Budget | None = None,
+    traffic: Traffic | None = None,
 ) -> bool:
     """`concurrency` workers take the next spec as they finish one, so only that many games (not n) are
     alive at a time; each record is appended and flushed the moment its game ends. With a `budget`, a worker
-    starts no game the budget does not allow; returns whether that stopped the run."""
+    starts no game the budget does not allow; returns whether that stopped the run. A server backend's
+    `traffic` (requests allowed in flight, faults) is shown in the bar, refreshed each second."""
     clock = time.perf_counter()
     pending = iter(specs)  # shared by the workers; asyncio runs one at a time, so no lock is needed
-    with progress_bar(config.progress, "[bold]dialogues", "{task.fields[rates]}", "failed {task.fields[failed]}",
-                      eta=True) as progress, path.open("a", encoding="utf-8") as out:
+    fields = ["{task.fields[rates]}", "failed {task.fields[failed]}"] + (["{task.fields[traffic]}"] if traffic else [])
+    with progress_bar(config.progress, "[bold]dialogues", *fields, eta=True) as progress, \
+            path.open("a", encoding="utf-8") as out:
         resumed, resumed_tokens = tally.counts["written"], tally.tokens["prompt"] + tally.tokens["completion"]
-        task = progress.add_task("generate", total=resumed + len(specs), completed=resumed, rates="", failed=tally.counts["failed"])
+        task = progress.add_task("generate", total=resumed + len(specs), completed=resumed, rates="",
+                                 failed=tally.counts["failed"], traffic="")
 
         def save(record: DialogueRecord) -> None:
             gen = record.generation
@@ -207,5 +216,14 @@ async def _play_all(
                 in_flight["games"] -= 1
                 save(record)
 
-        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(specs), 1)))))
+        async def show_traffic() -> None:
+            while traffic is not None:
+                progress.update(task, traffic=traffic.summary())
+                await asyncio.sleep(1)
+
+        shown = asyncio.ensure_future(show_traffic())
+        try:
+            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(specs), 1)))))
+        finally:
+            shown.cancel()
     return bool(in_flight["refused"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def llama_cpp_server(
     """Run `python -m llama_cpp.server` on a free port; yields its /v1 base URL, stops it on exit."""
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", str(n_ctx)]
+               "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(os.cpu_count() or 1)]  # its default: half
     if api_key:
         command += ["--api_key", api_key]
     with log_path.open("w") as log:

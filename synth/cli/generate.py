@@ -29,6 +29,8 @@ SETTING_OPTIONS = {
     "base_url": "base_url",
     "structured": "structured",
     "concurrency": "concurrency",
+    "rpm": "rpm",
+    "tpm": "tpm",
     "mode": "mode",
     "source": "source",
     "catalog": "catalog",
@@ -175,6 +177,13 @@ def generate(
         None, min=1, help="Shards the run is split into [default: 4 per worker; fixed by the first run]."
     ),
     ray_gpus_per_worker: float = typer.Option(0, min=0, help="GPUs each Ray worker holds (1 for an in-process vLLM engine)."),
+    rpm: Optional[float] = typer.Option(
+        None, "--rpm", help="Requests per minute the openai backend sends at most (a token bucket; the server's "
+        "Retry-After and x-ratelimit-* headers are honoured besides)."
+    ),
+    tpm: Optional[float] = typer.Option(
+        None, "--tpm", help="Tokens per minute (prompt + completion) the openai backend sends at most, as --rpm."
+    ),
     price_prompt: Optional[float] = typer.Option(None, "--price-prompt", help="USD per million prompt tokens (cost accounting)."),
     price_completion: Optional[float] = typer.Option(
         None, "--price-completion", help="USD per million completion tokens (cost accounting)."
@@ -221,6 +230,8 @@ def generate(
 
             if settings.max_cost_usd is not None or settings.max_total_tokens is not None:
                 raise SynthError("--max-cost and --max-total-tokens are not supported with --ray yet")
+            if settings.rpm is not None or settings.tpm is not None:
+                raise SynthError("--rpm and --tpm are not supported with --ray yet (each worker would send at the rate)")
 
             manifest = ray_generate(
                 settings, out, address=ray, workers=ray_workers, shards=ray_shards,

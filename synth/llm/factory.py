@@ -41,6 +41,8 @@ def _openai(settings: BackendConfig) -> ChatBackend:
         max_concurrency=settings.concurrency,
         max_attempts=settings.api_max_attempts,
         timeout_s=settings.request_timeout_s,
+        rpm=settings.rpm,
+        tpm=settings.tpm,
     )
 
 

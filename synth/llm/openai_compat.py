@@ -6,13 +6,18 @@ import asyncio
 import logging
 import os
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from synth.errors import SynthError
+from synth.llm.adaptive import AdaptiveConcurrency
 from synth.llm.base import Completion, Message, ModelInfo
-from synth.llm.retries import RetryPolicy, describe
+from synth.llm.rate_limits import RateLimits, estimate_tokens
+from synth.llm.retries import NotACompletion, RetryPolicy, describe, is_transient, retry_after
+from synth.llm.traffic import Traffic
 from synth.redaction import redact_url
 
 log = logging.getLogger(__name__)
@@ -39,9 +44,14 @@ def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _is_completion(answer: Any) -> bool:
+    return isinstance(answer, ChatCompletion) and bool(answer.choices)
+
+
 class OpenAIBackend:
     """Async client whose every request, start-up checks included, goes through one RetryPolicy (transient faults
-    only), with a concurrency cap."""
+    only), is paced by the rate limits (`rpm`, `tpm`, the server's own) and holds a place under an adaptive
+    concurrency limit (halved on a 429, grown back after); `traffic` counts what they met."""
 
     name = "openai"
 
@@ -53,16 +63,19 @@ class OpenAIBackend:
         api_key: str | None = None,
         structured: StructuredMode = "auto",
         max_concurrency: int = 16,
-        max_attempts: int = 6,
+        max_attempts: int = 10,
         timeout_s: float = 120.0,
         backoff_max_s: float = 30.0,
+        rpm: float | None = None,
+        tpm: float | None = None,
     ):
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
         self._client = openai.AsyncOpenAI(base_url=self._base_url, api_key=key, max_retries=0, timeout=timeout_s)
         self._model = model
         self._structured: str = structured
-        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._timeout_s = timeout_s
+        self.traffic = Traffic(AdaptiveConcurrency(max_concurrency), RateLimits(rpm, tpm))
         self._policy = RetryPolicy(attempts=max_attempts, backoff_max_s=backoff_max_s)
         self._where = f"the OpenAI-compatible endpoint {redact_url(self._base_url)}"
 
@@ -78,7 +91,7 @@ class OpenAIBackend:
         """Reach the server, pick the model when none was named, and probe the structured-output mode; a transient
         fault is tried again under the same policy as every request, never read as an answer."""
         try:
-            models = await self._policy.run(self._client.models.list, self._where)
+            models = await self._request(self._client.models.with_raw_response.list, 1, lambda page: hasattr(page, "data"))
         except openai.AuthenticationError:
             raise SynthError(f"{self._where} refused the API key (HTTP 401); check OPENAI_API_KEY") from None
         except openai.APIError as exc:
@@ -100,7 +113,7 @@ class OpenAIBackend:
 
             async def ask(mode: str = mode) -> Any:
                 try:
-                    return await self._client.chat.completions.create(
+                    return await self._client.chat.completions.with_raw_response.create(
                         model=self._model,
                         messages=[{"role": "user", "content": 'Answer {"ok": true}'}],
                         max_tokens=8,
@@ -113,7 +126,7 @@ class OpenAIBackend:
                     raise
 
             try:
-                await self._policy.run(ask, self._where)
+                await self._request(ask, 16, _is_completion)
                 return mode
             except (openai.APIStatusError, _Refused) as exc:  # transient faults were retried: this is an answer
                 log.info("structured mode %s refused (HTTP %s)", mode, getattr(exc, "status_code", exc))
@@ -144,10 +157,11 @@ class OpenAIBackend:
             kwargs["response_format"] = response_format(self._structured, json_schema)
         elif grammar is not None:
             kwargs["extra_body"] = {"grammar": grammar}  # llama.cpp servers take GBNF this way
-        async with self._semaphore:
-            start = time.perf_counter()
-            out = await self._policy.run(lambda: self._client.chat.completions.create(**kwargs), self._where)
-            latency = time.perf_counter() - start
+        tokens = estimate_tokens(messages, max_tokens)
+        start = time.perf_counter()
+        out = await self._request(lambda: self._client.chat.completions.with_raw_response.create(**kwargs), tokens,
+                                  _is_completion)
+        latency = time.perf_counter() - start
         choice = out.choices[0]
         usage = out.usage
         return Completion(
@@ -157,6 +171,37 @@ class OpenAIBackend:
             finish_reason=choice.finish_reason,
             latency_s=latency,
         )
+
+    async def _request(self, send: Callable[[], Awaitable[Any]], tokens: float, accept: Callable[[Any], bool]) -> Any:
+        """`send()` (a raw-response call) under the retry policy; each attempt holds a place in flight, waits its
+        turn under the rate limits and has the whole request timeout to finish. Returns the parsed answer."""
+        self.traffic.requests += 1
+        return await self._policy.run(lambda: self._attempt(send, tokens, accept), self._where)
+
+    async def _attempt(self, send: Callable[[], Awaitable[Any]], tokens: float, accept: Callable[[Any], bool]) -> Any:
+        traffic = self.traffic
+        async with traffic.concurrency.slot() as round_taken:
+            await traffic.limits.admit(tokens)
+            traffic.attempts += 1
+            try:
+                raw = await asyncio.wait_for(send(), self._timeout_s)  # a deadline for a server that trickles
+                answer = raw.parse()
+                if not accept(answer):
+                    raise NotACompletion("the answer is not what was asked for")
+            except Exception as exc:
+                traffic.faults += is_transient(exc)
+                if isinstance(exc, openai.RateLimitError):
+                    traffic.rate_limited += 1
+                    traffic.concurrency.rate_limited(round_taken)
+                if (asked := retry_after(exc)) is not None:
+                    traffic.limits.pause(asked)  # every request waits, not only this one
+                raise
+            traffic.concurrency.answered()  # before the place is given back, so a waiter sees the grown limit
+        traffic.limits.observe(raw.headers, tokens)
+        usage = getattr(answer, "usage", None)
+        if usage is not None:
+            traffic.limits.settle(tokens, usage.total_tokens)
+        return answer
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -1,7 +1,8 @@
 """The one retry policy for every request synth sends to a model server, start-up checks included: which faults
-are transient (rate limits, server errors, timeouts, dropped connections, a 200 whose body is not a completion),
-how long to wait (the server's Retry-After when it sends one, else jittered exponential backoff), and what
-happens when the attempts run out (EndpointUnavailable: one line naming the endpoint and the last error)."""
+are transient (rate limits, server errors, timeouts, dropped connections, a 200 whose body is not a completion, a
+request past its deadline), how long to wait (the server's Retry-After when it sends one, else jittered exponential
+backoff), and what happens when the attempts run out (EndpointUnavailable: one line naming the endpoint and the last
+error)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ TRANSIENT_STATUS = {408, 409, 425, 429}  # and every 5xx
 RETRY_AFTER_MAX_S = 120.0  # a Retry-After longer than this is waited only this long
 
 
+class NotACompletion(Exception):
+    """A 200 whose body is not what was asked for (a proxy's error page, an error object): a transient fault."""
+
+
 class EndpointUnavailable(SynthError):
     """A request's attempts ran out on transient faults: the server, not the dialogue, is the problem, so a run
     stops (its records kept, a resume goes on) rather than write the dialogue as failed."""
@@ -31,7 +36,7 @@ def is_transient(exc: BaseException) -> bool:
     is not a completion (a proxy's error page); never a 4xx client error, which is an answer."""
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, openai.APIResponseValidationError)):
         return True
-    if isinstance(exc, json.JSONDecodeError):
+    if isinstance(exc, (json.JSONDecodeError, NotACompletion, TimeoutError)):  # TimeoutError: the request's deadline
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in TRANSIENT_STATUS or exc.status_code >= 500
@@ -42,8 +47,10 @@ def describe(exc: BaseException) -> str:
     """A fault in a few words, without the request (which may carry credentials)."""
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}"
-    if isinstance(exc, json.JSONDecodeError):
-        return "a response that is not JSON"
+    if isinstance(exc, (json.JSONDecodeError, NotACompletion)):
+        return "a response that is not a completion"
+    if isinstance(exc, TimeoutError):
+        return "no whole answer before the request's deadline"
     return type(exc).__name__.removeprefix("API")
 
 

@@ -80,6 +80,20 @@ class Tokens(_Sparse):
     prompt_evaluated: int | None = None  # prompt tokens computed, not reused from a KV cache (embedded model)
 
 
+class RequestCounts(BaseModel):
+    """What a server backend's requests met in this process (`--backend openai`; a resumed run counts its own)."""
+
+    requests: int  # calls the games made
+    attempts: int  # HTTP requests sent for them
+    retries: int
+    faults: int  # attempts that met a transient fault: 429, 5xx, timeout, dropped connection, not a completion
+    rate_limited: int  # of the faults, 429s
+    concurrency_ceiling: int  # --concurrency
+    concurrency_decreases: int  # times a 429 halved the requests allowed in flight
+    concurrency_lowest: int
+    waited_for_limits_s: float  # summed over requests: waits for --rpm, --tpm and the server's stated limits
+
+
 class RayWorkerFigures(BaseModel):
     worker: str
     shards: int
@@ -104,7 +118,7 @@ class Manifest(_Sparse):
 
     model_config = ConfigDict(extra="allow")
     omit_when_none = frozenset({"status", "fingerprint", "model", "started", "finished", "wall_s", "python", "platform",
-                                "merged_from", "ray", "filter"})
+                                "merged_from", "ray", "filter", "requests"})
 
     schema_version: int = SCHEMA_VERSION
     status: Status | None = None
@@ -124,6 +138,7 @@ class Manifest(_Sparse):
     merged_from: list[str] | None = None  # `synth merge`: the shard folders
     ray: RaySummary | None = None  # `synth generate --ray`
     filter: FilterSummary | None = None  # `synth filter`: what the filters did
+    requests: RequestCounts | None = None  # a server backend's requests
 
     @property
     def shard(self) -> str | None:
@@ -162,6 +177,7 @@ def new_manifest(
     started: str,
     wall_s: float,
     status: Status,
+    requests: RequestCounts | None = None,
 ) -> Manifest:
     """The manifest of a generation run, stamped with this machine's packages, Python and platform."""
     settings = config.model_dump(mode="json")
@@ -182,6 +198,7 @@ def new_manifest(
         packages=package_versions(),
         python=sys.version.split()[0],
         platform=platform.platform(),
+        requests=requests,
     )
 
 

@@ -1,15 +1,27 @@
-"""The openai backend against a real OpenAI-compatible server: llama-cpp-python's own server."""
+"""The openai backend against a real OpenAI-compatible server: llama-cpp-python's own; directly, and through a
+seeded fault-injecting proxy with faults on the very first requests (the model list and the structured-output
+probe), a kill -9 in the middle of the run and a resume: exactly n dialogues, the same records as the fault-free
+run, and the API key in no file or output."""
 
 import json
+import os
+import signal
+import subprocess
+import time
 
 import pytest
 
+from synth.benchmarks.perf.fault_proxy import FaultPlan, fault_proxy
 from synth.benchmarks.perf.servers import llama_cpp_server
 from synth.llm.gguf_models import resolve_model
-from tests.helpers import read_records, run_synth
+from tests.helpers import comparable, read_records, run_synth, synth_command
 
 pytestmark = pytest.mark.integration
 SECRET = "sk-test-secret-do-not-log-4242"
+GENERATE = ["generate", "--backend", "openai", "--n", "2", "--concurrency", "2", "--max-utterances", "4", "--no-progress"]
+# the model list dropped, then answered; the json_schema probe meets a 429, an error page and a 500 before
+# llama_cpp.server's own answer (a 500 naming response_format: the mode is refused, json_object is taken)
+FIRST_FAULTS = ("drop", None, "429", "not-json", "500")
 
 
 @pytest.fixture(scope="module")
@@ -23,14 +35,24 @@ def server_url(tmp_path_factory):
         pytest.fail(f"llama_cpp.server: {exc}; see {log}")
 
 
-def test_generates_through_an_openai_compatible_server(server_url, tmp_path):
-    result = run_synth(
-        "-v", "generate", "--backend", "openai", "--base-url", server_url, "--n", "2", "--concurrency", "2",
-        "--max-utterances", "4", "--out", str(tmp_path), "--no-progress",
-        env={"OPENAI_API_KEY": SECRET},
-    )
+@pytest.fixture(scope="module")
+def fault_free(server_url, tmp_path_factory):
+    """A run straight to the server: its folder and the command's result."""
+    out = tmp_path_factory.mktemp("fault-free")
+    result = run_synth("-v", *GENERATE, "--base-url", server_url, "--out", str(out), env={"OPENAI_API_KEY": SECRET})
+    return out, result
+
+
+def everything_written(folder, *outputs):
+    """Every file under `folder` and the given outputs, as one text."""
+    texts = [path.read_bytes().decode("utf-8", "replace") for path in folder.rglob("*") if path.is_file()]
+    return "\n".join(texts + [o.decode() if isinstance(o, bytes) else o for o in outputs])
+
+
+def test_generates_through_an_openai_compatible_server(server_url, fault_free):
+    out, result = fault_free
     assert result.returncode == 0, result.stderr
-    records = read_records(tmp_path)
+    records = read_records(out)
     assert len(records) == 2
     for record in records:
         assert not record.errors, record.errors
@@ -40,13 +62,48 @@ def test_generates_through_an_openai_compatible_server(server_url, tmp_path):
     assert recommending, "no recommendation was made"
     for turn in recommending:  # the schema keeps every choice inside the retrieved candidates
         assert turn.recommended_item in {c.item_id for c in turn.candidates or []}
-    manifest_text = (tmp_path / "manifest.json").read_text()
-    manifest = json.loads(manifest_text)
+    manifest = json.loads((out / "manifest.json").read_text())
     # llama_cpp.server answers json_schema with HTTP 500 and takes a schema inside json_object
     assert manifest["model"]["extra"]["structured"] == "json_object"
     assert manifest["model"]["source"] == server_url
-    everything = manifest_text + (tmp_path / "dialogues.jsonl").read_text() + result.stdout + result.stderr
-    assert SECRET not in everything
+    assert manifest["requests"]["faults"] == 0 and manifest["requests"]["attempts"] == manifest["requests"]["requests"]
+    assert SECRET not in everything_written(out, result.stdout, result.stderr)
+
+
+def test_faults_from_the_first_request_and_a_kill_9_leave_the_run_as_if_nothing_happened(
+    server_url, fault_free, tmp_path
+):
+    plan = FaultPlan(rate=0.3, seed=13, first=FIRST_FAULTS, stall_s=1.0)
+    env = {"OPENAI_API_KEY": SECRET}
+    with fault_proxy(server_url, plan) as (proxy_url, proxy_log):
+        args = [*GENERATE, "--base-url", proxy_url, "--out", str(tmp_path)]
+        process = subprocess.Popen([synth_command(), *args], env={**os.environ, **env}, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        dialogues = tmp_path / "dialogues.jsonl"
+        deadline = time.monotonic() + 600
+        while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
+            assert process.poll() is None, process.stderr.read().decode()
+            assert time.monotonic() < deadline, "no dialogue finished in 10 minutes"
+            time.sleep(0.2)
+        os.kill(process.pid, signal.SIGKILL)
+        killed_out, killed_err = process.communicate()
+        kept = [line for line in dialogues.read_text().splitlines(keepends=True) if line.endswith("\n")]
+        assert len(kept) == 1
+
+        resumed = run_synth(*args, env=env)
+        assert resumed.returncode == 0, resumed.stderr
+
+    assert [r.fault for r in proxy_log.requests[: len(FIRST_FAULTS)]] == list(FIRST_FAULTS)
+    assert len(proxy_log.faults()) > len([f for f in FIRST_FAULTS if f])  # faults went on during the run
+    records = read_records(tmp_path)
+    assert len(records) == len({r.id for r in records}) == 2
+    assert dialogues.read_text().startswith("".join(kept))
+    assert comparable(records) == comparable(read_records(fault_free[0]))  # llama_cpp.server answers one at a time
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["counts"]["failed"] == 0
+    assert manifest["model"]["extra"]["structured"] == "json_object" and manifest["model"]["source"] == proxy_url
+    assert manifest["requests"]["faults"] >= 1
+    assert SECRET not in everything_written(tmp_path, killed_out, killed_err, resumed.stdout, resumed.stderr)
 
 
 def test_wrong_key_is_a_clean_error(server_url, tmp_path):

@@ -27,9 +27,9 @@ def test_missing_model_file(tmp_path):
 def test_unreachable_base_url(tmp_path):
     result = run_synth(
         "generate", "--n", "1", "--out", str(tmp_path), "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
-        env={"OPENAI_API_KEY": "sk-never-printed"},
+        "--set", "api_max_attempts=4", env={"OPENAI_API_KEY": "sk-never-printed"},
     )
-    assert_clean_error(result, "the OpenAI-compatible endpoint http://127.0.0.1:9/v1: no answer after 6 attempts")
+    assert_clean_error(result, "the OpenAI-compatible endpoint http://127.0.0.1:9/v1: no answer after 4 attempts")
     assert "sk-never-printed" not in result.stderr + result.stdout
 
 
