@@ -48,6 +48,18 @@ def _is_completion(answer: Any) -> bool:
     return isinstance(answer, ChatCompletion) and bool(answer.choices)
 
 
+def _parsed(raw: Any, accept: Callable[[Any], bool]) -> Any:
+    """The answer in a 200 response; NotACompletion (a transient fault) when its body is not what was asked for:
+    an error page (which the SDK hands back as text, or fails on), an error object, an empty body."""
+    try:
+        answer = raw.parse()
+    except Exception as exc:  # noqa: BLE001 - whatever the SDK makes of a body that is not an answer
+        raise NotACompletion(f"the answer could not be read: {type(exc).__name__}") from None
+    if not accept(answer):
+        raise NotACompletion("the answer is not what was asked for")
+    return answer
+
+
 class OpenAIBackend:
     """Async client whose every request, start-up checks included, goes through one RetryPolicy (transient faults
     only), is paced by the rate limits (`rpm`, `tpm`, the server's own) and holds a place under an adaptive
@@ -185,9 +197,7 @@ class OpenAIBackend:
             traffic.attempts += 1
             try:
                 raw = await asyncio.wait_for(send(), self._timeout_s)  # a deadline for a server that trickles
-                answer = raw.parse()
-                if not accept(answer):
-                    raise NotACompletion("the answer is not what was asked for")
+                answer = _parsed(raw, accept)
             except Exception as exc:
                 traffic.faults += is_transient(exc)
                 if isinstance(exc, openai.RateLimitError):

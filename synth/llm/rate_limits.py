@@ -72,7 +72,7 @@ class RateLimits:
         self.tokens = TokenBucket(tpm, clock) if tpm else None
         self._paused_until = 0.0
         self._order = asyncio.Lock()  # requests are admitted in the order they ask
-        self.waited_s = 0.0  # time requests spent waiting for a limit, summed
+        self.waited_s = 0.0  # time requests spent waiting for their turn, summed over requests
 
     def delay(self, tokens: float) -> float:
         """Seconds until a request estimated at `tokens` may be sent (0: now)."""
@@ -84,11 +84,12 @@ class RateLimits:
         return max(0.0, *waits)
 
     async def admit(self, tokens: float) -> None:
-        """Wait for this request's turn under every limit, then count it."""
+        """Wait for this request's turn under every limit (behind the requests that asked first), then count it."""
+        asked = self._clock()
         async with self._order:
             while (wait := self.delay(tokens)) > 0:
-                self.waited_s += wait
                 await asyncio.sleep(wait)
+            self.waited_s += self._clock() - asked
             if self.requests is not None:
                 self.requests.take(1)
             if self.tokens is not None:

@@ -22,9 +22,9 @@ COMPLETION = {
 @pytest.fixture
 def flaky_server():
     """Answers each POST (and each GET of /models) with the next entry of its plan: a status (200 = a valid
-    completion or model list), "drop" (the connection closed unanswered), "not-json" (an error page served as 200),
-    "retry-after" (429 asking to wait 0 s) or "format-500" (llama_cpp.server's 500 naming the response_format
-    it cannot take). Every request's path and Authorization header are kept."""
+    completion or model list), "drop" (the connection closed unanswered), "not-json" (an error page served as 200,
+    typed JSON), "html-page" (the same, typed text/html), "retry-after" (429 asking to wait 0 s) or "format-500"
+    (llama_cpp.server's 500 naming the response_format it cannot take). Every request's path and Authorization header are kept."""
     state = {"plan": [], "posts": 0, "get_plan": [], "gets": 0, "requests": []}
 
     class Handler(BaseHTTPRequestHandler):
@@ -37,12 +37,12 @@ def flaky_server():
             if step == "drop":
                 self.close_connection = True
                 return self.connection.shutdown(2)
-            status = {"retry-after": 429, "not-json": 200, "format-500": 500}.get(step, step)
+            status = {"retry-after": 429, "not-json": 200, "html-page": 200, "format-500": 500}.get(step, step)
             message = "Input should be 'text' or 'json_object' at response_format.type" if step == "format-500" else "nope"
-            payload = b"<html>proxy error</html>" if step == "not-json" else json.dumps(
+            payload = b"<html>proxy error</html>" if step in ("not-json", "html-page") else json.dumps(
                 body if status == 200 else {"error": {"message": message}}).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/html" if step == "html-page" else "application/json")
             if step == "retry-after":
                 self.send_header("Retry-After", "0")
             self.send_header("Content-Length", str(len(payload)))
@@ -121,11 +121,12 @@ def test_retries_give_up_after_max_attempts_with_one_line_naming_the_endpoint(fl
 
 def test_faults_on_the_first_requests_are_retried_and_never_taken_for_an_answer(flaky_server):
     url, state = flaky_server
-    state["get_plan"] = ["drop", "not-json"]  # the model list: a dropped connection, then an error page as 200
-    state["plan"] = ["retry-after", 500, "not-json"]  # the json_schema probe: 429, 500, an error page
+    # the model list: a dropped connection, then error pages as 200 (JSON-typed, then typed as the HTML it is)
+    state["get_plan"] = ["drop", "not-json", "html-page"]
+    state["plan"] = ["retry-after", "html-page", 500]  # the json_schema probe: 429, an error page, 500
     backend = check(url, structured="auto")
     assert backend.model_info.name == "m" and backend.model_info.extra == {"structured": "json_schema"}
-    assert (state["gets"], state["posts"]) == (3, 4)
+    assert (state["gets"], state["posts"]) == (4, 4)
 
 
 def test_a_client_error_is_the_servers_answer_about_a_structured_mode(flaky_server):
