@@ -92,8 +92,8 @@ class GenerateConfig(BackendConfig):
     reviews: Path | None = None
     ratings: Path | None = Field(None, description="a ratings table (user, item, rating, optional tags) for --catalog")
     rating_scale: str | None = Field(None, description="LOW-HIGH of the ratings in --reviews or --ratings, e.g. 1-10")
-    movielens: Path | None = None  # default: $SYNTH_SHARED_DATA/movielens-latest-small/ml-latest-small.zip
-    rt_critics: Path | None = None  # default: $SYNTH_SHARED_DATA/reviews-rt-critics-cs109/critics.csv.gz
+    movielens: Path | None = None  # default: `synth data fetch movielens-small`, else the shared data folder's copy
+    rt_critics: Path | None = None  # default: `synth data fetch rt-critics`, else the shared data folder's copy
     skip_bad_lines: bool = False
     item_summaries: bool = Field(False, description="add LLM summaries of what reviewers liked/disliked (cached)")
     prompts_dir: Path | None = None

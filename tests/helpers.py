@@ -35,14 +35,17 @@ def synth_command() -> str:
     return str(script)
 
 
-def run_synth(*args: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
-    """`synth *args` in a fresh process, output captured; `env` adds to this process's environment."""
+def run_synth(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 900, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    """`synth *args` in a fresh process (in `cwd`), output captured; `env` adds to this process's environment."""
     return subprocess.run(
         [synth_command(), *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         env={**os.environ, **(env or {})},
+        cwd=cwd,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import typer
 
-from synth.cli import acts, benchmark, exports, filter, generate, merge, report, stats
+from synth.cli import acts, benchmark, data, exports, filter, generate, merge, report, stats
 from synth.cli.errors import one_line_errors
 
 app = typer.Typer(
@@ -22,6 +22,8 @@ app = typer.Typer(
 )
 acts_app = typer.Typer(help="Dialogue acts: the IARD-trained act tagger and satisfaction predictor.", no_args_is_help=True)
 app.add_typer(acts_app, name="acts")
+data_app = typer.Typer(help="Public datasets synth reads: list, fetch into a per-user cache, verify.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
 
 
 @app.callback()
@@ -46,3 +48,5 @@ for name, command in [
 ]:
     register(app, name, command)
 register(acts_app, "train", acts.train)
+for name, command in [("list", data.list_datasets), ("fetch", data.fetch), ("verify", data.verify)]:
+    register(data_app, name, command)

@@ -116,8 +116,8 @@ def generate(
     rating_scale: Optional[str] = typer.Option(
         None, help="Scale of the ratings in --reviews or --ratings, LOW-HIGH [default: 1-10]."
     ),
-    movielens: Optional[Path] = typer.Option(None, help="MovieLens zip or folder [default: shared ml-latest-small]."),
-    rt_critics: Optional[Path] = typer.Option(None, help="Rotten Tomatoes critics.csv(.gz) [default: shared copy]."),
+    movielens: Optional[Path] = typer.Option(None, help="MovieLens zip or folder [default: `synth data fetch movielens-small`]."),
+    rt_critics: Optional[Path] = typer.Option(None, help="Rotten Tomatoes critics.csv(.gz) [default: `synth data fetch rt-critics`]."),
     skip_bad_lines: Optional[bool] = typer.Option(None, "--skip-bad-lines", help="Count bad input lines as warnings."),
     item_summaries: Optional[bool] = typer.Option(
         None, "--item-summaries", help="Summarise what reviewers liked/disliked per item with the LLM (cached)."

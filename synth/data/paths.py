@@ -1,5 +1,6 @@
-"""Where the shared public datasets live: $SYNTH_SHARED_DATA, else ../shared/data; and the short names of the
-human dialogue sets in it (`redial-test`, ...), which `synth stats`, `synth report --compare`, the CRS
+"""Where public datasets live: the cache `synth data fetch` fills ($SYNTH_DATA_DIR, else $SYNTH_CACHE_DIR/data,
+else ~/.cache/synth/data), and the shared data folder ($SYNTH_SHARED_DATA, else ../shared/data); and the short
+names of the human dialogue sets (`redial-test`, ...), which `synth stats`, `synth report --compare`, the CRS
 benchmark and the reference-set target coverage all accept."""
 
 from __future__ import annotations
@@ -13,13 +14,30 @@ SHARED_DATASETS: dict[str, Path] = {  # short name -> path under shared_data_roo
     "inspired-dev": Path("inspired/data/dialog_data/dev.tsv"),
     "inspired-test": Path("inspired/data/dialog_data/test.tsv"),
 }
+CACHED_DATASETS: dict[str, Path] = {  # short name -> path under data_dir(), as `synth data fetch` writes it
+    "redial-test": Path("redial/test_data.jsonl"),
+    "inspired-dev": Path("inspired/dev.tsv"),
+    "inspired-test": Path("inspired/test.tsv"),
+}
 
 
 def shared_data_root() -> Path:
     return Path(os.environ.get("SYNTH_SHARED_DATA", "../shared/data")).expanduser()
 
 
+def data_dir() -> Path:
+    """The cache of fetched datasets."""
+    if os.environ.get("SYNTH_DATA_DIR"):
+        return Path(os.environ["SYNTH_DATA_DIR"]).expanduser()
+    root = os.environ.get("SYNTH_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "synth")
+    return Path(root) / "data"
+
+
 def shared_dataset(name: str) -> Path | None:
-    """The file of the shared dataset called `name` (e.g. 'redial-test'); None when no dataset has that name."""
+    """The file of the human dataset called `name` (e.g. 'redial-test'): fetched into the cache, else in the shared
+    data folder (where it may be missing); None when no dataset has that name."""
+    cached = CACHED_DATASETS.get(name)
+    if cached is not None and (data_dir() / cached).exists():
+        return data_dir() / cached
     relative = SHARED_DATASETS.get(name)
     return None if relative is None else shared_data_root() / relative

@@ -10,8 +10,8 @@ import pandas as pd
 
 from synth.data.bad_lines import BadLines
 from synth.data.demo import demo_path
+from synth.data.fetch import locate
 from synth.data.movielens import MovieLens, load_movielens
-from synth.data.paths import shared_data_root
 from synth.data.ratings_table import RatingsTable, read_movielens_ratings, read_ratings_file
 from synth.data.review_table import load_review_table, parse_scale
 from synth.data.rt_critics import load_rt_critics
@@ -57,7 +57,11 @@ def movie_knowledge(movies: dict[str, Item], tags: pd.DataFrame, reviews: list[R
 
 
 def _movielens_path(path: Path | None) -> Path:
-    return path or shared_data_root() / MOVIELENS_DEFAULT
+    return path or locate("movielens-small", "ml-latest-small.zip", MOVIELENS_DEFAULT, "--movielens")
+
+
+def _rt_path(path: Path | None) -> Path:
+    return path or locate("rt-critics", "critics.csv", RT_DEFAULT, "--rt-critics")
 
 
 def _movielens(path: Path | None) -> MovieLens:
@@ -67,7 +71,7 @@ def _movielens(path: Path | None) -> MovieLens:
 def load_movielens_rt(movielens_path: Path | None, rt_path: Path | None, bad_lines: BadLines) -> SourceData:
     """Personas from Rotten Tomatoes critics; the catalog is the MovieLens movies they reviewed."""
     movielens = _movielens(movielens_path)
-    rt = load_rt_critics(rt_path or shared_data_root() / RT_DEFAULT, movielens, bad_lines=bad_lines)
+    rt = load_rt_critics(_rt_path(rt_path), movielens, bad_lines=bad_lines)
     reviewed = {r.item for r in rt.reviews}
     movies = movie_knowledge({i: movielens.movies[i] for i in sorted(reviewed)}, movielens.tags, rt.reviews)
     return SourceData(movies, rt.reviews, movielens.ratings, {"rt_reviews": rt.counts.kept, "rt_critics": rt.counts.critics})
@@ -77,7 +81,7 @@ def movielens_catalog(movielens_path: Path | None = None, rt_path: Path | None =
     """Every MovieLens movie, described by genres, tags and a Rotten Tomatoes critic quote where one exists
     (the reference item space of the benchmarks)."""
     movielens = _movielens(movielens_path)
-    rt = load_rt_critics(rt_path or shared_data_root() / RT_DEFAULT, movielens, bad_lines=BadLines(skip=True))
+    rt = load_rt_critics(_rt_path(rt_path), movielens, bad_lines=BadLines(skip=True))
     return movie_knowledge(movielens.movies, movielens.tags, rt.reviews)
 
 

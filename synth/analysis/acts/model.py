@@ -21,7 +21,7 @@ from synth.analysis.acts.taxonomy import ROLES, Role
 from synth.analysis.acts.utterances import Utterance, all_utterances, dialogue_utterances
 from synth.data.dialogues import Dialogue
 from synth.data.iard import load_iard
-from synth.data.paths import shared_data_root
+from synth.data.paths import data_dir, shared_data_root
 from synth.errors import SynthError
 from synth.llm.gguf_models import cache_dir
 
@@ -39,7 +39,9 @@ def default_model_dir() -> Path:
 
 
 def default_iard_path() -> Path:
-    return shared_data_root() / IARD_FILE
+    """IARD fetched into the data cache (`synth data fetch iard`), else in the shared data folder."""
+    fetched = data_dir() / "iard" / Path(IARD_FILE).name
+    return fetched if fetched.exists() else shared_data_root() / IARD_FILE
 
 
 class SatisfactionEvaluation(BaseModel):
