@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,16 @@ def run_synth(
         env={**os.environ, **(env or {})},
         cwd=cwd,
     )
+
+
+def wait_for_first_dialogue(process: subprocess.Popen, dialogues: Path, timeout_s: float = 600) -> None:
+    """Wait until a running `synth generate` has written its first whole record to `dialogues`; fails the test when
+    the process ends first or no dialogue comes in `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
+        assert process.poll() is None, process.stderr.read().decode() if process.stderr else process.returncode
+        assert time.monotonic() < deadline, f"no dialogue finished in {timeout_s:.0f} s"
+        time.sleep(0.2)
 
 
 def generate_smollm(out: Path, *extra: str) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ import zipfile
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import BinaryIO
 
 from synth.data.paths import data_dir, shared_data_root
 from synth.data.registry import DATASETS, Dataset, RemoteFile
@@ -49,12 +50,12 @@ def locate(name: str, file_name: str, shared: Path, option: str) -> Path:
     )
 
 
-def _digest(path: Path, checksum: str) -> bool:
+def _matches(stream: BinaryIO, checksum: str) -> bool:
+    """Whether the bytes of `stream` have `checksum` ("sha256:...", "md5:...")."""
     algorithm, expected = checksum.split(":", 1)
     digest = hashlib.new(algorithm)
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    for block in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest() == expected
 
 
@@ -63,13 +64,9 @@ def _members_match(path: Path, file: RemoteFile) -> str | None:
     try:
         with zipfile.ZipFile(path) as archive:
             for member, checksum in file.members:
-                algorithm, expected = checksum.split(":", 1)
-                digest = hashlib.new(algorithm)
                 with archive.open(member) as handle:
-                    for block in iter(lambda: handle.read(1 << 20), b""):
-                        digest.update(block)
-                if digest.hexdigest() != expected:
-                    return f"{member} does not match {checksum}"
+                    if not _matches(handle, checksum):
+                        return f"{member} does not match {checksum}"
     except (zipfile.BadZipFile, KeyError) as exc:
         return f"not the expected archive ({exc})"
     return None
@@ -91,12 +88,11 @@ def verify(name: str) -> list[FileState]:
         path = data_dir() / name / file.name
         if not path.exists():
             state = "missing"
-        elif file.checksum is not None and not _digest(path, file.checksum):
-            state = f"does not match {file.checksum}"
-        elif file.members:
-            state = _members_match(path, file) or "ok"
+        elif file.checksum is not None:
+            with path.open("rb") as handle:
+                state = "ok" if _matches(handle, file.checksum) else f"does not match {file.checksum}"
         else:
-            state = "ok"
+            state = _members_match(path, file) or "ok"
         states.append(FileState(name, file.name, path, state))
     return states
 

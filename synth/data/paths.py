@@ -25,12 +25,16 @@ def shared_data_root() -> Path:
     return Path(os.environ.get("SYNTH_SHARED_DATA", "../shared/data")).expanduser()
 
 
+def cache_root() -> Path:
+    """synth's per-user cache (models, datasets, summaries): $SYNTH_CACHE_DIR, else ~/.cache/synth."""
+    return Path(os.environ.get("SYNTH_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "synth"))
+
+
 def data_dir() -> Path:
-    """The cache of fetched datasets."""
+    """The cache of fetched datasets: $SYNTH_DATA_DIR, else the cache root's data/."""
     if os.environ.get("SYNTH_DATA_DIR"):
         return Path(os.environ["SYNTH_DATA_DIR"]).expanduser()
-    root = os.environ.get("SYNTH_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "synth")
-    return Path(root) / "data"
+    return cache_root() / "data"
 
 
 def shared_dataset(name: str) -> Path | None:

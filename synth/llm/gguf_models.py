@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from synth.data.paths import cache_root
 from synth.errors import SynthError
 from synth.llm.base import ModelInfo
 
@@ -82,9 +83,8 @@ class ResolvedModel:
 
 
 def cache_dir() -> Path:
-    """Where joined models live: $SYNTH_CACHE_DIR, else ~/.cache/synth."""
-    root = os.environ.get("SYNTH_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "synth")
-    return Path(root) / "models"
+    """Where joined models live: models/ under the cache root ($SYNTH_CACHE_DIR, else ~/.cache/synth)."""
+    return cache_root() / "models"
 
 
 def join_parts(parts: list[Path], dest: Path, expected_sha256: str | None) -> str:

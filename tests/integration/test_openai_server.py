@@ -7,14 +7,13 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
 from synth.benchmarks.perf.fault_proxy import FaultPlan, fault_proxy
 from synth.benchmarks.perf.servers import llama_cpp_server
 from synth.llm.gguf_models import resolve_model
-from tests.helpers import comparable, read_records, run_synth, synth_command
+from tests.helpers import comparable, read_records, run_synth, synth_command, wait_for_first_dialogue
 
 pytestmark = pytest.mark.integration
 SECRET = "sk-test-secret-do-not-log-4242"
@@ -80,11 +79,7 @@ def test_faults_from_the_first_request_and_a_kill_9_leave_the_run_as_if_nothing_
         process = subprocess.Popen([synth_command(), *args], env={**os.environ, **env}, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         dialogues = tmp_path / "dialogues.jsonl"
-        deadline = time.monotonic() + 600
-        while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
-            assert process.poll() is None, process.stderr.read().decode()
-            assert time.monotonic() < deadline, "no dialogue finished in 10 minutes"
-            time.sleep(0.2)
+        wait_for_first_dialogue(process, dialogues)
         os.kill(process.pid, signal.SIGKILL)
         killed_out, killed_err = process.communicate()
         kept = [line for line in dialogues.read_text().splitlines(keepends=True) if line.endswith("\n")]

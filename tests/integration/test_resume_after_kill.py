@@ -7,11 +7,10 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
-from tests.helpers import read_records, run_synth, synth_command
+from tests.helpers import read_records, run_synth, synth_command, wait_for_first_dialogue
 
 pytestmark = pytest.mark.integration
 ARGS = ["generate", "--n", "3", "--seed", "3", "--max-utterances", "4", "--model", "packaged:smollm2-135m", "--no-progress"]
@@ -28,11 +27,7 @@ def test_kill_9_then_resume(tmp_path, concurrency):
     killed = tmp_path / "killed"
     process = subprocess.Popen([synth_command(), *args, "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dialogues = killed / "dialogues.jsonl"
-    deadline = time.monotonic() + 600
-    while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
-        assert process.poll() is None, process.stderr.read().decode()
-        assert time.monotonic() < deadline, "no dialogue finished in 10 minutes"
-        time.sleep(0.2)
+    wait_for_first_dialogue(process, dialogues)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     kept = [line for line in dialogues.read_text().splitlines(keepends=True) if line.endswith("\n")]
@@ -59,10 +54,7 @@ def test_ctrl_c_finishes_cleanly_then_resumes(tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     dialogues = tmp_path / "dialogues.jsonl"
-    deadline = time.monotonic() + 600
-    while not (dialogues.exists() and dialogues.read_text().count("\n") >= 1):
-        assert process.poll() is None and time.monotonic() < deadline
-        time.sleep(0.2)
+    wait_for_first_dialogue(process, dialogues)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr.decode()
