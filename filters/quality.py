@@ -35,7 +35,7 @@ class Quality(BaseModel):
 
     def check(self, dialogue: FilterDialogue) -> Verdict:
         for spoken in dialogue.utterances:
-            found = [d for d in check_reply(spoken.text, spoken.context, spoken.named) if d.name in self.detectors]
+            found = [d for d in check_reply(spoken.text, spoken.context, spoken.named, spoken.recommends) if d.name in self.detectors]
             if found:
                 reasons = "; ".join(str(d) for d in found)
                 return Verdict.drop(f"{spoken.role} turn {spoken.turn}: {reasons}", spoken.text, spoken.turn)

@@ -5,20 +5,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from synth.analysis.defects import ReplyContext, split_opinion, taste
+from synth.analysis.defects import ReplyContext, question_move, split_opinion, target_draw, taste
 from synth.config import Strategy
 from synth.personas import GameSpec, ReviewIndex
 from synth.prompting import example_replies
-from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Item, Outcome, Review, ScoredItem, Turn, verdict
+from synth.records import (
+    RECORD_SCHEMA_VERSION,
+    DialogueRecord,
+    Item,
+    Outcome,
+    Review,
+    ScoredItem,
+    Turn,
+    TurnPlan,
+    verdict,
+)
 from synth.replies import ReplyFormatError
 from synth.retrievers.base import Retriever
 from synth.simulators import ExampleChoice, Recommender, Sampling, Seeker, Usage
 from synth.strategy.model import StrategyModel, recommends, requests
 from synth.strategy.plans import DialoguePlan, asks_first
 from synth.turns import (
-    RECOMMENDER_VIEW,
     SEED_STRIDE,
-    SEEKER_VIEW,
     RecordMoves,
     Role,
     Unfinished,
@@ -149,6 +157,7 @@ class _PearlMoves(RecordMoves):
         self.recommender_system = game.recommender.system_prompt(planned=planned, example=self.examples)
         self.asked_taste = False  # the recommender has asked its first question about the seeker's taste
         self.liked, self.disliked = taste(spec.persona.general, game.catalog)
+        self.items = tuple(game.catalog[r.item] for r in [*spec.persona.general, spec.persona.target])  # grows with the candidates
         self.recommender_turns = 0
         self.last_recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
@@ -158,24 +167,34 @@ class _PearlMoves(RecordMoves):
         if self.plan is not None:
             self.plan.opened(script)
 
-    def seeker_context(self, recommended: Item | None, opinion: Review | None) -> ReplyContext:
+    def seeker_context(
+        self, recommended: Item | None, opinion: Review | None, plan: TurnPlan | None, accepting: bool
+    ) -> ReplyContext:
         """What the seeker's reply is checked against: the words so far, its reviewed titles (with its own
-        verdict of the suggestion it answers), and its target while the target has not been suggested."""
+        verdict of the suggestion it answers), its target and its review of it while the target has not been
+        suggested, its planned move and whether this reply accepts the target."""
         game, spec = self.game, self.spec
         more_liked, more_disliked = split_opinion(recommended.display, verdict(opinion)) if recommended and opinion else ((), ())
         shown = any(t.recommended_item == spec.target.id for t in self.turns)
-        return ReplyContext(
-            "seeker", *self.history("seeker"), self.liked + more_liked, self.disliked + more_disliked,
-            hidden_target=None if shown else game.catalog[spec.target.id].display, examples=self.stock,
-            suggestion=recommended.display if recommended else None, mentioned=self.suggested_titles(game.catalog),
+        target = game.catalog[spec.target.id]
+        return self.reply_context(
+            "seeker", game.catalog, liked=self.liked + more_liked, disliked=self.disliked + more_disliked,
+            hidden_target=None if shown else target.display, target_draw=None if shown else target_draw(spec.persona.target, target),
+            examples=self.stock, suggestion=recommended.display if recommended else None, items=self.items,
+            question=question_move("seeker", plan, False), accepting=accepting,
         )
 
-    def recommender_context(self, shown: Sequence[Item]) -> ReplyContext:
+    def recommender_context(
+        self, shown: Sequence[Item], plan: TurnPlan | None, may_pass: bool, closing: bool = False
+    ) -> ReplyContext:
         """What the recommender's reply is checked against: the words so far, the descriptions of the items it
-        was shown, and its prompt's example."""
+        was shown, its prompt's example, whether its move asks a question (an unplanned turn that may only
+        speak must ask; one that may recommend must ask unless it does) and whether it is the goodbye after
+        the acceptance (`closing`)."""
         descriptions = {item.display: item.description or "" for item in shown}
-        return ReplyContext("recommender", *self.history("recommender"), descriptions=descriptions,
-                            examples=self.stock, mentioned=self.suggested_titles(self.game.catalog))
+        question = question_move("recommender", plan, True) if plan is not None else (None if may_pass else not shown)
+        return self.reply_context("recommender", self.game.catalog, descriptions=descriptions, examples=self.stock,
+                                  items=self.items, question=question, closing=closing)
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""
@@ -191,10 +210,11 @@ class _PearlMoves(RecordMoves):
             is_target = recommended is not None and recommended.id == spec.target.id
             plan = self.plan.seeker(seed, suggestion=recommended is not None, target=is_target, may_ask=may_ask)
         opinion = game.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
+        accepting = recommended is not None and recommended.id == spec.target.id and not (plan and asks_first(plan))
         reply = await game.seeker.reply(
-            self.seeker_system, transcript(self.turns, SEEKER_VIEW), target=spec.target, recommended=recommended,
-            opinion=opinion, seed=seed, usage=self.usage, plan=plan, context=self.seeker_context(recommended, opinion),
-            liked=self.liked, disliked=self.disliked,
+            self.seeker_system, transcript(self.turns, "seeker"), target=spec.target, recommended=recommended,
+            opinion=opinion, seed=seed, usage=self.usage, plan=plan,
+            context=self.seeker_context(recommended, opinion, plan, accepting), liked=self.liked, disliked=self.disliked,
         )
         self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan, checks=reply.checks))
         if recommended is not None and plan is not None and asks_first(plan):
@@ -225,12 +245,14 @@ class _PearlMoves(RecordMoves):
                 last_offer=game.rules.last_offer(step),
             )
         items = [game.catalog[c.item_id] for c in candidates] if candidates else None
+        self.items += tuple(item for item in items or [] if item not in self.items)
         about = self.last_recommended if answering else None
         first_question = not self.asked_taste and not items and about is None and (plan is None or requests(plan.acts))
+        may_pass = game.rules.strategy == "free"
         reply = await game.recommender.reply(
-            self.recommender_system, transcript(self.turns, RECOMMENDER_VIEW), candidates=items, seed=seed,
-            usage=self.usage, plan=plan, about=about, may_pass=game.rules.strategy == "free",
-            context=self.recommender_context([*(items or []), *([about] if about else [])]),
+            self.recommender_system, transcript(self.turns, "recommender"), candidates=items, seed=seed,
+            usage=self.usage, plan=plan, about=about, may_pass=may_pass,
+            context=self.recommender_context([*(items or []), *([about] if about else [])], plan, may_pass and bool(items)),
             opening=self.examples.opening if first_question else None,
         )
         self.asked_taste |= first_question
@@ -252,8 +274,8 @@ class _PearlMoves(RecordMoves):
             return
         try:
             reply = await self.game.recommender.reply(
-                self.recommender_system, transcript(self.turns, RECOMMENDER_VIEW), candidates=None, seed=seed, usage=self.usage, plan=plan,
-                context=self.recommender_context([]),
+                self.recommender_system, transcript(self.turns, "recommender"), candidates=None, seed=seed, usage=self.usage, plan=plan,
+                context=self.recommender_context([], plan, False, closing=True),
             )
         except ReplyFormatError:
             return

@@ -6,32 +6,39 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from synth.analysis.defects import ReplyContext
+from synth.analysis.defects import ReplyContext, question_move
 from synth.config import Strategy
 from synth.movie_sets import MovieSet
 from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn, TurnPlan
 from synth.replies import (
     END_MARKER,
     NO_ITEM,
-    THINK_MAX_CHARS,
     UTTERANCE_MAX_CHARS,
     RecommenderReply,
     ReplyFormatError,
     SeekerReply,
-    clean_utterance,
     extract_json,
     match_candidate,
     names_no_item,
     parse_seeker,
+    recommender_schema,
     seeker_schema,
+    spoken_text,
 )
-from synth.simulators import Line, Sampling, Simulator, Usage
+from synth.simulators import (
+    Line,
+    Sampling,
+    Simulator,
+    Usage,
+    asking,
+    check_recommender,
+    check_seeker,
+    suggested_before,
+)
 from synth.strategy.model import StrategyModel, recommends
 from synth.strategy.plans import DialoguePlan, asks_first
 from synth.strategy.wording import instruction, utterance_limit
 from synth.turns import RecordMoves, Role, Unfinished, opening, play_turns, transcript
-
-EXPERT_NAMES = {"seeker": "Seeker", "recommender": "Expert"}
 
 
 @dataclass(frozen=True)
@@ -83,26 +90,27 @@ class GoRecDialRules:
 
 
 def expert_schema(
-    remaining: list[Item], *, must_recommend: bool = False, max_chars: int = UTTERANCE_MAX_CHARS
+    remaining: list[Item], *, must_recommend: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
 ) -> dict[str, Any]:
     """Think, then an item (one remaining candidate, or "none" to only speak unless it `must_recommend`), then
-    the utterance. With no `remaining` candidates the expert can only speak."""
-    return {
-        "type": "object",
-        "properties": {
-            "think": {"type": "string", "minLength": 1, "maxLength": THINK_MAX_CHARS},
-            "item": {"type": "string", "enum": [c.display for c in remaining] + ([] if must_recommend and remaining else [NO_ITEM])},
-            "utterance": {"type": "string", "minLength": 1, "maxLength": max_chars},
-        },
-        "required": ["think", "item", "utterance"],
-        "additionalProperties": False,
+    the utterance (ending with "?" on a `question` move). With no `remaining` candidates the expert can only
+    speak."""
+    schema = recommender_schema(remaining or None, max_chars=max_chars, question=question)
+    schema["properties"]["item"] = {
+        "type": "string", "enum": [c.display for c in remaining] + ([] if must_recommend and remaining else [NO_ITEM])
     }
+    order = ("think", "item", "utterance", "question")
+    schema["properties"] = {key: schema["properties"][key] for key in order if key in schema["properties"]}
+    schema["required"] = list(schema["properties"])
+    return schema
 
 
-def parse_expert(text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS) -> RecommenderReply:
+def parse_expert(
+    text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
+) -> RecommenderReply:
     """An expert reply: item None means the expert only speaks this turn."""
     data = extract_json(text)
-    utterance = clean_utterance(data.get("utterance"), max_chars)
+    utterance = spoken_text(data, max_chars, question)
     think = data.get("think") if isinstance(data.get("think"), str) else ""
     name = data.get("item")
     if names_no_item(name):
@@ -127,23 +135,29 @@ class GoRecDialSeeker(Simulator):
         return self.prompts.render("gorecdial_seeker_system", movies=movies, end_marker=END_MARKER)
 
     async def reply(
-        self, system: str, transcript: list[Line], *, recommended: Item | None, seed: int, usage: Usage,
+        self, system: str, lines: Sequence[Line], *, recommended: Item | None, correct: bool, seed: int, usage: Usage,
         plan: TurnPlan | None = None, context: ReplyContext | None = None,
     ) -> SeekerReply:
-        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first (the
-        decision itself stays the seeker's: the plan's accept or reject is left out). With a `context`, a reply
-        the checks find a defect in is sampled again."""
+        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first, and
+        accepts it exactly when it is the `correct` candidate (the game's rule, as in the paper: the game ends
+        when the correct movie is recommended and accepted; the plan's accept or reject is left out of its
+        move). With a `context`, a reply the checks find a defect in is sampled again."""
         asks = plan is not None and recommended is not None and asks_first(plan)
         decides = recommended is not None and not asks
         item = recommended.display if recommended else "it"
-        move = None if plan is None else instruction("seeker", plan, item=item, leave_out=("ACC", "REJ"))
-        limit = utterance_limit(plan, [recommended] if recommended else [])
-        user = self.prompts.render(
-            "gorecdial_seeker_turn", transcript=transcript, recommended=recommended, asks=asks, move=move
+        move = None if plan is None else instruction(
+            "seeker", plan, item=item, leave_out=("ACC", "REJ"), recommended=suggested_before(context), unseen=correct
         )
+        limit = utterance_limit(plan, [recommended] if recommended else [])
+        instructions = self.prompts.render(
+            "gorecdial_seeker_turn", recommended=recommended, asks=asks, move=move, correct=correct, end_marker=END_MARKER
+        )
+        accept = correct if decides else None
+        question = context is not None and context.question is True
         return await self._ask_checked(
-            system, user, seeker_schema(decides, max_chars=limit),
-            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage, context=context,
+            system, lines, asking(instructions, question), seeker_schema(decides, accept=accept, max_chars=limit, question=question),
+            lambda text: parse_seeker(text, decides=decides, max_chars=limit, question=question), seed=seed, usage=usage,
+            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept),
         )
 
 
@@ -154,23 +168,24 @@ class GoRecDialExpert(Simulator):
         return self.prompts.render("gorecdial_expert_system", candidates=candidates)
 
     async def reply(
-        self, system: str, transcript: list[Line], *, remaining: list[Item], seed: int, usage: Usage,
+        self, system: str, lines: Sequence[Line], *, remaining: list[Item], seed: int, usage: Usage,
         plan: TurnPlan | None = None, about: Item | None = None, context: ReplyContext | None = None,
     ) -> RecommenderReply:
         """The expert's next message: one of `remaining` or only words; with a `plan`, its move decides which
         (`about`: the candidate the seeker asked about). With a `context`, a reply the checks find a defect in
         is sampled again."""
         must = plan is not None and bool(remaining)
-        move = None if plan is None else instruction("recommender", plan, item=about.display if about else "it")
-        limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
-        user = self.prompts.render(
-            "gorecdial_expert_turn", transcript=transcript, remaining=remaining, move=move, about=about
+        move = None if plan is None else instruction(
+            "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context)
         )
-        titles = {item.id: item.display for item in remaining}
+        limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
+        instructions = self.prompts.render("gorecdial_expert_turn", remaining=remaining, move=move, about=about)
+        question = context is not None and context.question is True
         return await self._ask_checked(
-            system, user, expert_schema(remaining, must_recommend=must, max_chars=limit),
-            lambda text: parse_expert(text, remaining, limit), seed=seed, usage=usage, context=context,
-            named=lambda reply: titles.get(reply.item_id or "") or (about.display if about else None),
+            system, lines, asking(instructions, question),
+            expert_schema(remaining, must_recommend=must, max_chars=limit, question=question),
+            lambda text: parse_expert(text, remaining, limit, question), seed=seed, usage=usage,
+            inspect=None if context is None else lambda reply: check_recommender(reply, context, remaining, about),
         )
 
 
@@ -230,6 +245,7 @@ class _GoRecDialMoves(RecordMoves):
         self.candidates = [player.catalog[i] for i in movie_set.candidates]
         self.seeker_items = [player.catalog[i] for i in movie_set.seeker_items]
         self.remaining = list(self.candidates)
+        self.items = (*self.seeker_items, *self.candidates)  # whose facts a reply must not contradict
         self.seeker_system = player.seeker.system_prompt(self.seeker_items)
         self.expert_system = player.expert.system_prompt(self.candidates)
         self.recommended: Item | None = None  # the suggestion the seeker answers next
@@ -254,11 +270,12 @@ class _GoRecDialMoves(RecordMoves):
             remaining = self.remaining if player.rules.may_recommend(step) else []
         about = self.recommended if answering else None
         shown = {item.display: item.description or "" for item in [*remaining, *([about] if about else [])]}
+        question = question_move("recommender", plan, True) if plan is not None else None if remaining else True
         reply = await player.expert.reply(
-            self.expert_system, transcript(self.turns, EXPERT_NAMES), remaining=remaining, seed=seed, usage=self.usage,
+            self.expert_system, transcript(self.turns, "recommender"), remaining=remaining, seed=seed, usage=self.usage,
             plan=plan, about=about,
-            context=ReplyContext("recommender", *self.history("recommender"), descriptions=shown,
-                                 mentioned=self.suggested_titles(player.catalog)),
+            context=self.reply_context("recommender", player.catalog, descriptions=shown, question=question,
+                                       items=self.items),
         )
         item = player.catalog[reply.item_id] if reply.item_id else None
         correct = self.candidates[self.movie_set.correct_index]
@@ -276,16 +293,20 @@ class _GoRecDialMoves(RecordMoves):
     async def seeker_turn(self, step: int, seed: int) -> Outcome | None:
         """The seeker answers; the game ends when it accepts a recommendation."""
         recommended = self.recommended
+        correct = recommended is not None and recommended.id == self.candidates[self.movie_set.correct_index].id
         plan = None
         if self.plan is not None:
             may_ask = recommended is not None and not self.asked_about and step + 2 < self.player.rules.max_utterances
-            plan = self.plan.seeker(seed, suggestion=recommended is not None, target=None, may_ask=may_ask)
+            plan = self.plan.seeker(seed, suggestion=recommended is not None, target=correct, may_ask=may_ask)
         loved = tuple(item.display for item in self.seeker_items)
+        asks = plan is not None and recommended is not None and asks_first(plan)
         answer = await self.player.seeker.reply(
-            self.seeker_system, transcript(self.turns, EXPERT_NAMES), recommended=recommended, seed=seed,
-            usage=self.usage, plan=plan, context=ReplyContext("seeker", *self.history("seeker"), loved,
-                                 suggestion=recommended.display if recommended else None,
-                                 mentioned=self.suggested_titles(self.player.catalog)),
+            self.seeker_system, transcript(self.turns, "seeker"), recommended=recommended, correct=correct, seed=seed,
+            usage=self.usage, plan=plan,
+            context=self.reply_context("seeker", self.player.catalog, liked=loved, items=self.items,
+                                       suggestion=recommended.display if recommended else None,
+                                       question=question_move("seeker", plan, False),
+                                       accepting=correct and not asks),
         )
         self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan, checks=answer.checks))
         if recommended is not None and plan is not None and asks_first(plan):

@@ -21,6 +21,8 @@ class Item(BaseModel):
     description: str = ""
     imdb_id: str | None = None  # "tt0114709"
     tmdb_id: str | None = None
+    directors: list[str] = Field(default_factory=list)  # where the catalog has them (the demo's does)
+    cast: list[str] = Field(default_factory=list)  # the leads, where the catalog has them
 
     @property
     def display(self) -> str:

@@ -17,8 +17,10 @@ _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
 # Length caps (characters) that keep a whole reply inside the default max_tokens of 160.
 UTTERANCE_MAX_CHARS = 300
 THINK_MAX_CHARS = 160
+QUESTION_MAX_CHARS = 120  # the question of a question move, in its own field (about 20 words)
 CAP_SLACK_CHARS = 5  # a text this close to the cap was most likely closed by it
 _TERMINAL = set(".!?…\"'”’)")
+_DANGLING = frozenset("a an the and or but of to for with in on at by from as that which who my your its their this".split())
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 
 
@@ -49,24 +51,42 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def seeker_schema(decides: bool, *, max_chars: int = UTTERANCE_MAX_CHARS) -> dict[str, Any]:
-    """The seeker answers with an utterance, plus accept/reject when something was recommended."""
+def _with_question(properties: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """A question move's reply: whatever it says first (`utterance`, which may be empty), then the question it
+    must ask in a field of its own (`question`, a schema pattern: a plain string ending in "?"). A question
+    field ends where the model ends its question; a pattern on the whole utterance instead forced a "?" onto
+    whatever the length cap cut ("What?", "also a?"; docs/measurements.md#dialogue-coherence)."""
+    return {
+        **properties,
+        "utterance": {"type": "string", "maxLength": max_chars},
+        "question": {"type": "string", "pattern": f'^[^"\\\\]{{2,{QUESTION_MAX_CHARS}}}\\?$'},
+    }
+
+
+def seeker_schema(
+    decides: bool, *, accept: bool | None = None, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
+) -> dict[str, Any]:
+    """The seeker answers with an utterance (and its `question`, on a question move), plus accept/reject when
+    something was recommended: `accept` fixes the decision the rules allow (the target is accepted, nothing
+    else), None leaves it to the model."""
     properties: dict[str, Any] = {"utterance": _string(max_chars)}
+    if question:
+        properties = _with_question(properties, max_chars)
     if decides:
-        properties["accept"] = {"type": "boolean"}
+        properties["accept"] = {"type": "boolean"} if accept is None else {"const": accept}
     return _object(properties)
 
 
 def recommender_schema(
-    candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS
+    candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
 ) -> dict[str, Any]:
     """Think first, then (on recommendation turns) exactly one candidate, or "none" where it `may_pass`
-    (--strategy free), then the utterance."""
+    (--strategy free), then the utterance (and its `question`, on a question move)."""
     properties: dict[str, Any] = {"think": _string(THINK_MAX_CHARS)}
     if candidates:
         properties["item"] = {"type": "string", "enum": [c.display for c in candidates] + ([NO_ITEM] if may_pass else [])}
     properties["utterance"] = _string(max_chars)
-    return _object(properties)
+    return _object(_with_question(properties, max_chars) if question else properties)
 
 
 def names_no_item(name: Any) -> bool:
@@ -105,22 +125,43 @@ def clean_utterance(value: Any, max_chars: int = UTTERANCE_MAX_CHARS) -> str:
     return trim_at_cap(text, max_chars)
 
 
+def spoken_text(data: dict[str, Any], max_chars: int, question: bool = False) -> str:
+    """The reply's words: its utterance, and on a question move its question after it. A reply without the
+    question field (a backend that ignores the schema) is its utterance alone; the reply checks then look
+    for the question."""
+    asked = data.get("question") if question else None
+    if not isinstance(asked, str) or not asked.strip():
+        return clean_utterance(data.get("utterance"), max_chars)
+    said = data.get("utterance")
+    first = clean_utterance(said, max_chars) if isinstance(said, str) and said.strip(' "') else ""
+    question = re.sub(r"\?{2,}", "?", clean_utterance(asked, QUESTION_MAX_CHARS))
+    if normalise_title(question) in normalise_title(first):  # the utterance asked it already
+        return first
+    return f"{first} {question}".strip()
+
+
 def trim_at_cap(text: str, limit: int = UTTERANCE_MAX_CHARS) -> str:
     """The schema's maxLength closes a long string wherever it reaches the cap, often mid-sentence
-    (`synth filter` found most such utterances 'cut off'). Such a text ends at its last full sentence;
-    one without any full sentence is a format error, so the call is retried."""
+    (`synth filter` found most such utterances 'cut off'). Such a text ends at its last full sentence; one
+    without any (a single long sentence) trails off at its last clause or word with "…": the cap is a target
+    for the model's length, never a reason to lose the reply."""
     if len(text) < limit - CAP_SLACK_CHARS or text[-1] in _TERMINAL:
         return text
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    if not ends:
-        raise ReplyFormatError(f"'utterance' was cut off by the {limit}-character cap before its first sentence ended")
-    return text[: ends[-1]].strip()
+    if ends:
+        return text[: ends[-1]].strip()
+    clause = max(text.rfind(", "), text.rfind("; "), text.rfind(" - "))
+    cut = text[:clause] if clause > limit // 2 else text[: text.rfind(" ")] if " " in text else text
+    words = cut.split()
+    while len(words) > 1 and words[-1].lower().strip(",;:-") in _DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(",;:- ") + "…"
 
 
-def parse_seeker(text: str, *, decides: bool, max_chars: int = UTTERANCE_MAX_CHARS) -> SeekerReply:
+def parse_seeker(text: str, *, decides: bool, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False) -> SeekerReply:
     """Read a seeker reply; the end marker is made to agree with the accept decision."""
     data = extract_json(text)
-    utterance = clean_utterance(data.get("utterance"), max_chars).replace(END_MARKER, "").strip()
+    utterance = spoken_text(data, max_chars, question).replace(END_MARKER, "").strip()
     if not utterance:
         raise ReplyFormatError("'utterance' holds only the end marker")
     if not decides:
@@ -147,12 +188,13 @@ def match_candidate(name: str, candidates: list[Item]) -> Item | None:
 
 
 def parse_recommender(
-    text: str, candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS
+    text: str, candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS,
+    question: bool = False,
 ) -> RecommenderReply:
     """Read a recommender reply; on recommendation turns the item must be one of `candidates` (or "none",
     where it `may_pass`)."""
     data = extract_json(text)
-    utterance = clean_utterance(data.get("utterance"), max_chars)
+    utterance = spoken_text(data, max_chars, question)
     think = data.get("think")
     think = think.strip() if isinstance(think, str) else ""
     name = data.get("item")

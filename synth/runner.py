@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import asdict
@@ -66,8 +67,10 @@ def cache_counts(backend: ChatBackend) -> dict[str, int]:
 
 class _Tally:
     def __init__(self) -> None:
-        self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0, **dict.fromkeys(REPLY_COUNTS, 0)}
+        self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0, "wrong_acceptances": 0,
+                       **dict.fromkeys(REPLY_COUNTS, 0)}
         self.tokens = {"prompt": 0, "completion": 0}
+        self.defects: Counter[str] = Counter()
         self.ids: set[str] = set()
 
     def add(self, record: DialogueRecord) -> None:
@@ -75,6 +78,8 @@ class _Tally:
         self.counts["written"] += 1
         self.counts["accepted_target"] += record.outcome.accepted_target
         self.counts["failed"] += bool(record.errors)
+        self.counts["wrong_acceptances"] += record.outcome.ended_by == "wrong_acceptance"
+        self.defects.update(d.split(":")[0] for t in record.turns if t.checks for d in t.checks.kept_defects)
         self.counts["format_retries"] += record.generation.format_retries
         self.counts["reply_resamples"] += record.generation.reply_resamples
         self.counts["replies_kept_with_defects"] += sum(bool(t.checks and t.checks.kept_defects) for t in record.turns)
@@ -128,7 +133,7 @@ async def generate(
             config,
             model=ModelRecord(**asdict(backend.model_info)),
             prompt_hashes=prompts.hashes,
-            counts=Counts(**{**tally.counts, **data.counts, **cache_counts(backend)}),
+            counts=Counts(**{**tally.counts, **data.counts, **cache_counts(backend)}, defects_kept=dict(sorted(tally.defects.items()))),
             tokens=Tokens(**tally.tokens),
             cost_usd=config.cost_usd(tally.tokens["prompt"], tally.tokens["completion"]),
             started=started,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -77,6 +78,11 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> Manifest:
             counts.written += shard_counts.written
             counts.accepted_target += shard_counts.accepted_target
             counts.failed += shard_counts.failed
+            if shard_counts.wrong_acceptances is not None:
+                counts.wrong_acceptances = (counts.wrong_acceptances or 0) + shard_counts.wrong_acceptances
+            if shard_counts.defects_kept:
+                kept = Counter(counts.defects_kept or {}) + Counter(shard_counts.defects_kept)
+                counts.defects_kept = dict(sorted(kept.items()))
             for key in REPLY_COUNTS:
                 if key in (shard_counts.model_extra or {}):
                     setattr(counts, key, getattr(counts, key, 0) + shard_counts.model_extra[key])

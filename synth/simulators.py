@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from synth.analysis.defects import ReplyContext, avoid_line, check_reply
+from synth.analysis.defects import Defect, ReplyContext, avoid_line, check_decision, check_reply
 from synth.llm.ask import ask_until_parsed
 from synth.llm.base import ChatBackend, Completion
 from synth.prompting import PromptSet
@@ -25,6 +24,7 @@ from synth.replies import (
 )
 from synth.strategy.plans import asks_first
 from synth.strategy.wording import instruction, utterance_limit
+from synth.target_hints import target_hints
 
 Reply = TypeVar("Reply")
 RESAMPLE_SEED_STRIDE = 10  # re-sample k of a reply asks with seed + 10k (format retries use seed + 0..3)
@@ -106,10 +106,46 @@ class ExampleChoice:
 
 @dataclass(frozen=True)
 class Line:
-    """One transcript line as the prompts show it."""
+    """One line of the dialogue so far, as one side sees it: its own (`own`) or the other side's."""
 
-    speaker: str
     text: str
+    own: bool
+
+
+def chat_messages(system: str, lines: Sequence[Line], instructions: str) -> list[dict[str, str]]:
+    """The dialogue as real chat turns: the system prompt, each side's lines as the model's own (assistant) or
+    the other person's (user), consecutive lines of one side joined, and this turn's instructions after the other
+    side's last line, set apart from its words."""
+    messages = [{"role": "system", "content": system}]
+    for line in lines:
+        role = "assistant" if line.own else "user"
+        if messages[-1]["role"] == role:
+            messages[-1]["content"] += "\n" + line.text
+        else:
+            messages.append({"role": role, "content": line.text})
+    note = f"[Instructions for your next message, not part of the chat]\n{instructions}"
+    if messages[-1]["role"] == "user":
+        messages[-1]["content"] += "\n\n" + note
+    else:
+        messages.append({"role": "user", "content": note})
+    return messages
+
+
+QUESTION_NOTE = (
+    'This message asks a question: write what you say before it in "utterance" (or leave it empty) and the '
+    'question itself in "question", ending with "?".'
+)
+
+
+def asking(instructions: str, question: bool) -> str:
+    """A question move's instructions end by saying where its question goes (the schema's `question` field)."""
+    return f"{instructions}\n{QUESTION_NOTE}" if question else instructions
+
+
+def suggested_before(context: ReplyContext | None) -> bool:
+    """Whether anything was recommended before this reply (unknown without a context: assume so, so that no
+    prompt claims nothing was)."""
+    return context is None or bool(context.mentioned)
 
 
 class Simulator:
@@ -121,7 +157,8 @@ class Simulator:
     async def _ask(
         self,
         system: str,
-        user: str,
+        lines: Sequence[Line],
+        instructions: str,
         schema: dict[str, Any],
         parse: Callable[[str], Reply],
         *,
@@ -130,7 +167,7 @@ class Simulator:
         temperature: float | None = None,
     ) -> Reply:
         """Call the backend until the reply parses, at most 1 + max_format_retries times."""
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages = chat_messages(system, lines, instructions)
         problems: list[str] = []
         try:
             return await ask_until_parsed(
@@ -148,23 +185,24 @@ class Simulator:
     async def _ask_checked(
         self,
         system: str,
-        user: str,
+        lines: Sequence[Line],
+        instructions: str,
         schema: dict[str, Any],
         parse: Callable[[str], Reply],
         *,
         seed: int,
         usage: Usage,
-        context: ReplyContext | None,
-        named: Callable[[Reply], str | None] = lambda reply: None,
+        inspect: Callable[[Reply], list[Defect]] | None,
     ) -> Reply:
-        """`_ask`, then the reply checks (where a `context` is given): a reply with a defect is sampled again,
-        at most `reply_resamples` times, each with the next seed, a little more temperature and one line saying
+        """`_ask`, then the reply checks (`inspect`, where given): a reply with a defect is sampled again, at
+        most `reply_resamples` times, each with the next seed, a little more temperature and one line saying
         what to avoid. The reply kept is the first with the fewest defects; what was turned down, and why, goes
-        to its `checks`. A re-sample that never parses keeps what was found before it."""
-        reply = await self._ask(system, user, schema, parse, seed=seed, usage=usage)
-        if context is None:
+        to its `checks`. A re-sample that never parses keeps what was found before it: no dialogue is lost to a
+        check."""
+        reply = await self._ask(system, lines, instructions, schema, parse, seed=seed, usage=usage)
+        if inspect is None:
             return reply
-        defects = check_reply(reply.utterance, context, named(reply))  # type: ignore[attr-defined]
+        defects = inspect(reply)
         attempts = [(reply, defects)]
         for attempt in range(1, self.sampling.reply_resamples + 1):
             if not defects:
@@ -172,12 +210,13 @@ class Simulator:
             usage.reply_resamples += 1
             try:
                 reply = await self._ask(
-                    system, f"{user}\n{avoid_line(defects)}", schema, parse, seed=seed + RESAMPLE_SEED_STRIDE * attempt,
-                    usage=usage, temperature=self.sampling.temperature + RESAMPLE_TEMPERATURE_STEP * attempt,
+                    system, lines, f"{instructions}\n{avoid_line(defects)}", schema, parse,
+                    seed=seed + RESAMPLE_SEED_STRIDE * attempt, usage=usage,
+                    temperature=self.sampling.temperature + RESAMPLE_TEMPERATURE_STEP * attempt,
                 )
             except ReplyFormatError:
                 break
-            defects = check_reply(reply.utterance, context, named(reply))  # type: ignore[attr-defined]
+            defects = inspect(reply)
             attempts.append((reply, defects))
         kept, kept_defects = min(attempts, key=lambda attempt: len(attempt[1]))
         if len(attempts) == 1 and not kept_defects:
@@ -190,27 +229,6 @@ class Simulator:
         return replace(kept, checks=checks)  # type: ignore[type-var]
 
 
-def hide_title(text: str, item: Item) -> str:
-    """`text` with the item's title (with or without its year or a leading article) replaced by "this movie",
-    so a seeker quoting its own review of the target cannot name it (critic quotes often do). A one-word title
-    must keep its capital ("Heat", not the heat of a scene)."""
-    title = re.sub(r"^(the|a|an)\s+", "", item.title, flags=re.IGNORECASE)
-    if not title.strip():
-        return text
-    year = rf"(?:\s*\({item.year}\))?" if item.year else ""
-    case = re.IGNORECASE if len(title.split()) > 1 else 0
-    pattern = rf"(?<!\w)(?:(?i:the|a|an)\s+)?{re.escape(title)}{year}(?!\w)"
-    return re.sub(pattern, "this movie", text, flags=case)
-
-
-def target_draw(review: Review, item: Item) -> str:
-    """What draws the seeker to its target: its own review, else (ratings only) its tags and what the item is."""
-    if review.text:
-        return review.text
-    tags = f"You tagged it: {', '.join(review.tags)}. " if review.tags else ""
-    return tags + (item.description or ", ".join(item.genres))
-
-
 class Seeker(Simulator):
     """Plays the user behind a persona: states its taste, rejects non-targets, accepts the target."""
 
@@ -220,7 +238,8 @@ class Seeker(Simulator):
         self, persona: Persona, catalog: dict[str, Item], *, planned: bool = False, example: ExampleChoice | None = None
     ) -> str:
         """The seeker's standing instructions; `planned`: its moves come from a plan (--strategy human);
-        `example`: the dialogue's example exchange (the one seed 0 draws when not given)."""
+        `example`: the dialogue's example exchange (the one seed 0 draws when not given). The hidden target is
+        shown as hints only (synth.target_hints)."""
         general = [
             {
                 "display": catalog[r.item].display, "verdict": verdict(r), "text": r.text, "stars": r.stars,
@@ -234,8 +253,7 @@ class Seeker(Simulator):
             "seeker_system",
             general=general,
             summary=persona.summary,
-            target=target,
-            target_review=hide_title(target_draw(persona.target, target), target),
+            hints=target_hints(persona.target, target),
             end_marker=END_MARKER,
             planned=planned,
             example=example.seeker,
@@ -245,7 +263,7 @@ class Seeker(Simulator):
     async def reply(
         self,
         system: str,
-        transcript: list[Line],
+        lines: Sequence[Line],
         *,
         target: Item,
         recommended: Item | None,
@@ -257,16 +275,17 @@ class Seeker(Simulator):
         liked: Sequence[str] = (),
         disliked: Sequence[str] = (),
     ) -> SeekerReply:
-        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first. Asked
-        about its taste, it is reminded which reviewed titles it `liked` and `disliked`. With a `context`, a
-        reply the checks find a defect in is sampled again (`_ask_checked`)."""
+        """The seeker's next message; it decides on `recommended` unless its `plan` asks about it first, and
+        accepts it exactly when it is the `target` (the schema allows no other answer; a backend that cannot
+        hold to a schema is re-sampled). Asked about its taste, it is reminded which reviewed titles it `liked`
+        and `disliked`. With a `context`, a reply the checks find a defect in is sampled again (`_ask_checked`)."""
         asks = plan is not None and recommended is not None and asks_first(plan)
         decides = recommended is not None and not asks
-        user = self.prompts.render(
+        is_target = recommended is not None and recommended.id == target.id
+        instructions = self.prompts.render(
             "seeker_turn",
-            transcript=transcript,
             recommended=recommended,
-            recommended_is_target=recommended is not None and recommended.id == target.id,
+            recommended_is_target=is_target,
             opinion=None if opinion is None else {
                 "verdict": verdict(opinion), "text": opinion.text, "stars": opinion.stars, "tags": opinion.tags
             },
@@ -274,13 +293,28 @@ class Seeker(Simulator):
             asks=asks,
             liked=list(liked),
             disliked=list(disliked),
-            move=None if plan is None else instruction("seeker", plan, item=recommended.display if recommended else "it"),
+            suggested_before=suggested_before(context),
+            move=None if plan is None else instruction(
+                "seeker", plan, item=recommended.display if recommended else "it", recommended=suggested_before(context),
+                unseen=is_target,
+            ),
         )
         limit = utterance_limit(plan, [recommended] if recommended else [])
+        accept = is_target if decides else None
+        question = context is not None and context.question is True
         return await self._ask_checked(
-            system, user, seeker_schema(decides, max_chars=limit),
-            lambda text: parse_seeker(text, decides=decides, max_chars=limit), seed=seed, usage=usage, context=context,
+            system, lines, asking(instructions, question), seeker_schema(decides, accept=accept, max_chars=limit, question=question),
+            lambda text: parse_seeker(text, decides=decides, max_chars=limit, question=question), seed=seed, usage=usage,
+            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept),
         )
+
+
+def check_seeker(reply: SeekerReply, context: ReplyContext, accept: bool | None) -> list[Defect]:
+    """The reply checks of a seeker reply, and its decision against the rule (it accepts the target and
+    nothing else)."""
+    found = check_reply(reply.utterance, context)
+    wrong = check_decision(reply.accept, accept, context.suggestion)
+    return found + ([wrong] if wrong else [])
 
 
 class Recommender(Simulator):
@@ -291,12 +325,13 @@ class Recommender(Simulator):
     def system_prompt(self, *, planned: bool = False, example: ExampleChoice | None = None) -> str:
         """The recommender's standing instructions; `planned`: its moves come from a plan (--strategy human);
         `example`: the dialogue's example exchange (the one seed 0 draws when not given)."""
-        return self.prompts.render("recommender_system", planned=planned, example=(example or ExampleChoice.draw(self.prompts.examples, 0)).recommender)
+        example = example or ExampleChoice.draw(self.prompts.examples, 0)
+        return self.prompts.render("recommender_system", planned=planned, example=example.recommender)
 
     async def reply(
         self,
         system: str,
-        transcript: list[Line],
+        lines: Sequence[Line],
         *,
         candidates: list[Item] | None,
         seed: int,
@@ -311,20 +346,29 @@ class Recommender(Simulator):
         it only speaks; `plan` is its planned move, `about` the suggestion the seeker asked about, `opening`
         what its first question about the seeker's taste asks about. With a `context`, a reply the checks find
         a defect in is sampled again (`_ask_checked`)."""
-        user = self.prompts.render(
-            "recommender_turn", transcript=transcript, candidates=candidates or [], about=about, may_pass=may_pass,
-            opening=opening,
-            move=None if plan is None else instruction("recommender", plan, item=about.display if about else "it"),
+        instructions = self.prompts.render(
+            "recommender_turn", candidates=candidates or [], about=about, may_pass=may_pass, opening=opening,
+            move=None if plan is None else instruction(
+                "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context)
+            ),
         )
         limit = utterance_limit(plan, [*(candidates or []), *([about] if about else [])])
-        titles = {item.id: item.display for item in candidates or []}
+        question = context is not None and context.question is True
         return await self._ask_checked(
             system,
-            user,
-            recommender_schema(candidates, may_pass=may_pass, max_chars=limit),
-            lambda text: parse_recommender(text, candidates, may_pass=may_pass, max_chars=limit),
+            lines,
+            asking(instructions, question),
+            recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question),
+            lambda text: parse_recommender(text, candidates, may_pass=may_pass, max_chars=limit, question=question),
             seed=seed,
             usage=usage,
-            context=context,
-            named=lambda reply: titles.get(reply.item_id or "") or (about.display if about else None),
+            inspect=None if context is None else lambda reply: check_recommender(reply, context, candidates or [], about),
         )
+
+
+def check_recommender(reply: RecommenderReply, context: ReplyContext, candidates: Sequence[Item], about: Item | None) -> list[Defect]:
+    """The reply checks of a recommender (or expert) reply: the title it recommends (one of `candidates`) or
+    answers about (`about`) is the one its words must name and describe."""
+    recommends = next((item.display for item in candidates if item.id == reply.item_id), None)
+    named = recommends or (about.display if about else None)
+    return check_reply(reply.utterance, context, named, recommends)

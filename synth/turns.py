@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from synth.analysis.defects import next_history
+from synth.analysis.defects import ReplyContext, next_history
 from synth.llm.retries import EndpointUnavailable
 from synth.records import Item, Outcome, Turn
 from synth.replies import RecommenderReply
@@ -25,11 +25,6 @@ SEED_EXCHANGE: tuple[tuple[Role, str], ...] = (
     ("seeker", "Hi! I'm looking for something to watch, but I'm not sure what yet."),
 )
 GREETING_ONLY: tuple[tuple[Role, str], ...] = SEED_EXCHANGE[:1]  # --strategy human: the seeker's first line is its own
-SPEAKER = {"seeker": "Seeker", "recommender": "Recommender"}
-# How each side's prompts name the speakers: itself "You", the other by its role, so that a reply speaks as "I"
-# and keeps its role (synth.analysis.defects counts a reply that speaks of "the Seeker" or as the other side).
-SEEKER_VIEW = {"seeker": "You", "recommender": "Recommender"}
-RECOMMENDER_VIEW = {"recommender": "You", "seeker": "Seeker"}
 
 
 def opening(strategy: str) -> tuple[tuple[Role, str], ...]:
@@ -40,9 +35,10 @@ def opening(strategy: str) -> tuple[tuple[Role, str], ...]:
 SEED_STRIDE = 100  # utterance `step` of a dialogue is sampled with seed `dialogue seed + SEED_STRIDE * step`
 
 
-def transcript(turns: Sequence[Turn], names: dict[str, str] = SPEAKER) -> list[Line]:
-    """The dialogue so far as the prompts show it."""
-    return [Line(names[t.role], t.text) for t in turns]
+def transcript(turns: Sequence[Turn], me: Role) -> list[Line]:
+    """The dialogue so far as side `me` sees it: its own lines and the other side's (the prompts give them to
+    the model as its own chat turns and the other person's, so that a reply keeps its role)."""
+    return [Line(t.text, own=t.role == me) for t in turns]
 
 
 class Moves(Protocol):
@@ -90,6 +86,12 @@ class RecordMoves:
     def suggested_titles(self, catalog: Mapping[str, Item]) -> tuple[str, ...]:
         """The titles of the items recommended so far, in order."""
         return tuple(catalog[t.recommended_item].display for t in self.turns if t.recommended_item)
+
+    def reply_context(self, role: Role, catalog: Mapping[str, Item], **known: Any) -> ReplyContext:
+        """What a reply by `role` about to be added is checked against: the words so far (the other side's
+        last and earlier utterances, its own), the titles suggested so far, and what the game `known`s."""
+        other = tuple(t.text for t in self.turns if t.role != role)
+        return ReplyContext(role, *self.history(role), other_earlier=other, mentioned=self.suggested_titles(catalog), **known)
 
 
 @dataclass(frozen=True)

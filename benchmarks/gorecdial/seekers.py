@@ -16,7 +16,7 @@ from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.torch_support import BENCH_HINT
 from synth.benchmarks.gorecdial.games import Game, Utterance, movie_text
 from synth.errors import SynthError
-from synth.gorecdial import EXPERT_NAMES, GoRecDialSeeker
+from synth.gorecdial import GoRecDialSeeker
 from synth.llm.base import ChatBackend
 from synth.prompting import PromptSet
 from synth.records import Turn
@@ -92,10 +92,11 @@ class LlmSeeker:
 
     async def reply(self, game: Game, utterances: Sequence[Utterance], recommended: int | None) -> tuple[str, bool]:
         system = self.simulator.system_prompt(list(game.seeker_items))
-        lines = transcript([Turn(role=u.role, text=u.text) for u in utterances], EXPERT_NAMES)
+        lines = transcript([Turn(role=u.role, text=u.text) for u in utterances], "seeker")
         item = game.candidates[recommended] if recommended is not None else None
         seed = self.seed + 100 * len(utterances)
-        answer = await self.simulator.reply(system, lines, recommended=item, seed=seed, usage=self.usage)
+        answer = await self.simulator.reply(system, lines, recommended=item, correct=recommended == game.correct,
+                                            seed=seed, usage=self.usage)
         return answer.utterance, bool(answer.accept) and item is not None
 
     def usage_summary(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from synth.analysis.defects import DEFECTS, defect_rates, dialogue_utterances, record_utterances
+from synth.analysis.defects import DEFECTS, Spoken, defect_rates, dialogue_utterances, record_utterances
 from synth.analysis.stats.corpus import load_corpus
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
@@ -35,7 +35,7 @@ from synth.data.dialogues import merge_turns
 from synth.filters import FilterConfig, filter_run
 from synth.modes import review_index
 from synth.prompting import shipped_example_replies
-from synth.records import verdict
+from synth.records import DialogueRecord, Item, verdict
 from synth.runs.folder import RunFolder
 from synth.runs.records import iter_records
 
@@ -65,8 +65,9 @@ def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model
     return figures
 
 
-def arm_cells(arm: Path, figures: dict) -> dict[str, str]:
-    """Defect rates, outcome and cost figures, and the basic filters' drop rate of one run."""
+def arm_utterances(arm: Path) -> tuple[list[DialogueRecord], list[list[Spoken]], dict[str, Item]]:
+    """An arm's records, each record's unscripted utterances with what the turn loop checked them against (the
+    seeker's own verdict of each suggestion read from the source data), and the run's items."""
     records = [found.record for found in iter_records(arm / "dialogues.jsonl")]
     folder = RunFolder.open(arm)
     config = GenerateConfig.model_validate(folder.manifest.config)
@@ -76,7 +77,14 @@ def arm_cells(arm: Path, figures: dict) -> dict[str, str]:
         found = reviews.opinion(user, item)
         return None if found is None else verdict(found)
 
-    cells = rate_cells(defect_rates(record_utterances(r, folder.items, opinion, shipped_example_replies()) for r in records))
+    examples = shipped_example_replies()
+    return records, [record_utterances(r, folder.items, opinion, examples) for r in records], folder.items
+
+
+def arm_cells(arm: Path, figures: dict) -> dict[str, str]:
+    """Defect rates, outcome and cost figures, and the basic filters' drop rate of one run."""
+    records, dialogues, _ = arm_utterances(arm)
+    cells = rate_cells(defect_rates(dialogues))
     filtered = asyncio.run(filter_run(arm, arm.with_name(arm.name + "-filtered"), FilterConfig(filters=["basic"]), overwrite=True))
     resamples = [r.generation.reply_resamples for r in records]
     kept = sum(bool(t.checks and t.checks.kept_defects) for r in records for t in r.turns)
@@ -113,19 +121,30 @@ def main(
     scoring: bool = typer.Option(True, "--score/--no-score", help="Print the table (--no-score: only play)."),
 ) -> None:
     """Play or reuse the arms, then print the defect table."""
-    wanted = arms.split(",")
+    played = play_arms(out, arms.split(","), today, n, model)
+    if not scoring:
+        return
+    human = [dialogue_utterances(merge_turns(d)) for d, _ in load_corpus(reference)][:reference_n]
+    columns = {f"{reference} (first {reference_n}, merged turns)": rate_cells(defect_rates(human))}
+    columns |= {name: arm_cells(arm, figures) for name, (arm, figures) in played.items()}
+    print_table("utterances: defect rates, before and after the reply checks", columns)
+
+
+def play_arms(out: Path, wanted: list[str], today: Path, n: int, model: str) -> dict[str, tuple[Path, dict]]:
+    """The `wanted` sides (today: the checkout in `today`; new: this one), each on every source of SOURCES,
+    played or found in `out`: arm name -> (folder, its bench.json)."""
     played: dict[str, tuple[Path, dict]] = {}
     for side in ("today", "new"):
         for source, seed in SOURCES.items():
             arm = out / f"{side}-{source}"
             if side in wanted:
                 played[arm.name] = (arm, play(arm, source, seed, n, today if side == "today" else None, model))
-    if not scoring:
-        return
-    human = [dialogue_utterances(merge_turns(d)) for d, _ in load_corpus(reference)][:reference_n]
-    columns = {f"{reference} (first {reference_n}, merged turns)": rate_cells(defect_rates(human))}
-    columns |= {name: arm_cells(arm, figures) for name, (arm, figures) in played.items()}
-    table = Table(title="utterances: defect rates, before and after the reply checks", title_justify="left")
+    return played
+
+
+def print_table(title: str, columns: dict[str, dict[str, str]]) -> None:
+    """One column per dataset or arm, one row per key any of them has."""
+    table = Table(title=title, title_justify="left")
     table.add_column("")
     for name in columns:
         table.add_column(name, justify="right")

@@ -250,7 +250,8 @@ def report_run(manifest: Manifest, out: Path, settings: GenerateConfig) -> None:
     counts, tokens = manifest.counts, manifest.tokens
     typer.echo(
         f"wrote {counts.written} dialogues to {out / 'dialogues.jsonl'} "
-        f"({counts.accepted_target} accepted the target, {counts.failed} failed; "
+        f"({counts.accepted_target} accepted the target, {counts.wrong_acceptances} ended on a wrong acceptance, "
+        f"{counts.failed} failed; "
         f"{tokens.prompt} prompt + {tokens.completion} completion tokens; {manifest.wall_s or 0:.1f} s)"
     )
     if manifest.status == "budget":

@@ -39,8 +39,9 @@ def read_table(path: Path, model: type[Row]) -> list[tuple[int, Row]]:
     """(line, row) for every row of `path` validated as `model`; InputError names the file, line and field."""
     rows = []
     for number, raw in _raw_rows(path):
-        if isinstance(raw.get("genres"), str):  # CSV: "Action|Sci-Fi"
-            raw["genres"] = [g for g in raw["genres"].split("|") if g]
+        for listed in ("genres", "directors", "cast"):
+            if isinstance(raw.get(listed), str):  # CSV: "Action|Sci-Fi"
+                raw[listed] = [g for g in raw[listed].split("|") if g]
         try:
             rows.append((number, model.model_validate(raw)))
         except ValidationError as exc:

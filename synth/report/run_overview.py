@@ -58,7 +58,8 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
         return figures + [("cost", NOT_PRICED)]
     counts, tokens = manifest.counts, manifest.tokens
     for label, count in (("requested", counts.requested), ("written", counts.written),
-                         ("accepted target", counts.accepted_target), ("failed", counts.failed),
+                         ("accepted target", counts.accepted_target), ("ended on a wrong acceptance", counts.wrong_acceptances),
+                         ("failed", counts.failed),
                          ("filtered out", counts.filtered_out), ("llm calls to model", counts.llm_calls_to_model)):
         if count is not None:
             figures.append((label, f"{count:,}"))
@@ -67,6 +68,8 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
                        ("replies kept with a defect at the re-sample limit", "replies_kept_with_defects")):
         if key in extra:
             figures.append((label, f"{extra[key]:,}"))
+    for name, kept in (counts.defects_kept or {}).items():
+        figures.append((f"replies kept with {name}", f"{kept:,}"))
     for label, count in (("prompt tokens", tokens.prompt), ("completion tokens", tokens.completion),
                          ("prompt tokens computed (not reused from the KV cache)", tokens.prompt_evaluated)):
         if count is not None:

@@ -55,12 +55,17 @@ class Counts(_Sparse):
     extra keys: persona_users_*, sets_*, bad_lines_skipped, ...)."""
 
     model_config = ConfigDict(extra="allow")
-    omit_when_none = frozenset({"resumed_with", "filtered_out", "llm_calls_from_cache", "llm_calls_to_model"})
+    omit_when_none = frozenset({"resumed_with", "filtered_out", "llm_calls_from_cache", "llm_calls_to_model", "defects_kept",
+                                "wrong_acceptances"})
 
     requested: int = 0
     written: int = 0
     accepted_target: int = 0
-    failed: int = 0
+    failed: int = 0  # dialogues an error ended
+    # dialogues that ended on the seeker accepting a movie other than its target: failures too (None: a run from
+    # before synth counted them)
+    wrong_acceptances: int | None = None
+    defects_kept: dict[str, int] | None = None  # replies kept with a defect at the re-sample limit, per detector
     resumed_with: int | None = None  # records a resumed run found already written
     filtered_out: int | None = None  # a filtered folder: dialogues the filters dropped
     llm_calls_from_cache: int | None = None

@@ -13,6 +13,7 @@ from synth.strategy.model import FEEDBACK, Context, StrategyModel, acts_of, reco
 
 Allowed = Callable[[tuple[str, ...]], bool]
 ASKS_FOR_MORE = ("CON", "REF", "STO")  # the seeker asks for another suggestion: a rejection in the game
+CLOSING_ACTS = frozenset({"OTH", "RESP"})  # what the recommender may say after an accepted target: thanks, goodbye
 
 
 def _rng(seed: int) -> random.Random:
@@ -47,8 +48,8 @@ def seeker_allowed(*, suggestion: bool, target: bool | None, may_ask: bool) -> A
         answers = any(code in FEEDBACK or code in ASKS_FOR_MORE for code in acts) and "INQ" not in acts
         if target is None:
             return answers
-        if target:  # accepting while asking would be told "do not say yet whether you want it": one or the other
-            return "ACC" in acts and "REJ" not in acts and "INQ" not in acts
+        if target:  # accepting while asking ("do not say yet whether you want it") or asking for more contradicts itself
+            return "ACC" in acts and not any(code in ("REJ", "INQ", *ASKS_FOR_MORE) for code in acts)
         return answers and "ACC" not in acts
 
     return allowed
@@ -94,13 +95,13 @@ class DialoguePlan:
         return self._draw("seeker", seed, seeker_allowed(suggestion=suggestion, target=target, may_ask=may_ask))
 
     def closing(self, seed: int) -> TurnPlan | None:
-        """After the seeker accepted: the recommender's goodbye, when people would say one (a draw that
-        neither suggests nor asks); None when the dialogue simply ends."""
+        """After the seeker accepted: the recommender's goodbye, when people would say one (a draw of small talk
+        or a reaction only); None when the dialogue simply ends."""
         rng = _rng(seed)
         context = self._context("recommender")
         label = self.model.sample(context, rng)
         acts = acts_of(label)
-        if recommends(acts) or requests(acts):
+        if not set(acts) <= CLOSING_ACTS:  # an answer, a question or a suggestion after the goodbye reads as noise
             return None
         plan = TurnPlan(acts=list(acts), words=self.model.words_for("recommender", label, rng))
         self._played("recommender", acts)

@@ -39,15 +39,24 @@ SEEKER_MOVES = {
     "STO": "ask for something completely different",
 }
 MOVES: dict[Role, dict[str, str]] = {"recommender": RECOMMENDER_MOVES, "seeker": SEEKER_MOVES}
-GREETING = "add a friendly word (a greeting, thanks or goodbye, whatever fits)"
+# Small talk (OTH) fits the dialogue's stage: thanks and goodbyes only once something was recommended.
+GREETING = "add a friendly word (a greeting or a short reaction; nothing was recommended yet, so no thanks or goodbye)"
+UNSEEN = "say you have not seen {item} yet"
+SMALL_TALK = "add a friendly word (a short reaction, thanks or goodbye, whatever fits)"
 
 
-def instruction(role: Role, plan: TurnPlan, *, item: str = "it", leave_out: tuple[str, ...] = ()) -> str:
+def instruction(
+    role: Role, plan: TurnPlan, *, item: str = "it", leave_out: tuple[str, ...] = (), recommended: bool = True,
+    unseen: bool = False,
+) -> str:
     """The move in words, small talk (OTH) last: 'In about 8 words, suggest ... and say why it suits their
-    taste.' `leave_out` drops acts another part of the prompt already asks for (e.g. GoRecDial's decision)."""
-    parts = [text.format(item=item) for code, text in MOVES[role].items() if code in plan.acts and code not in leave_out]
+    taste.' `leave_out` drops acts another part of the prompt already asks for (e.g. GoRecDial's decision);
+    `recommended`: something was recommended already (small talk may thank or say goodbye); `unseen`: the
+    seeker has not seen the suggestion (the target it accepts as new to it)."""
+    moves = {**MOVES[role], **({"SEE": UNSEEN} if unseen else {})}
+    parts = [text.format(item=item) for code, text in moves.items() if code in plan.acts and code not in leave_out]
     if "OTH" in plan.acts or not parts:
-        parts.append(GREETING)
+        parts.append(SMALL_TALK if recommended else GREETING)
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return f"In about {plan.words} words, {said}."
 

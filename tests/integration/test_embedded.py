@@ -7,6 +7,7 @@ import json
 import pytest
 
 from synth.analysis.defects import check_reply, record_utterances
+from synth.analysis.defects.state import QUESTION_ACTS
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
 from synth.datasets import load_dialogues
@@ -45,6 +46,13 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
             if turn.role == "recommender":
                 assert bool(turn.candidates) == any(a in ("REC-S", "REC-E") for a in turn.plan.acts)
         assert all(t.text.strip() for t in record.turns)
+        # the acceptance rule and the question moves hold by construction on a grammar backend (#43): the
+        # seeker's decision is a schema const, a question move's utterance a pattern ending in "?"
+        assert record.outcome.ended_by != "wrong_acceptance"
+        assert sum(bool(t.accepted) for t in record.turns) == record.outcome.accepted_target
+        for turn in record.turns[1:]:
+            if QUESTION_ACTS & set(turn.plan.acts):
+                assert turn.text.endswith("?"), (turn.plan.acts, turn.text)
         recommended = [t for t in record.turns if t.recommended_item]
         assert recommended, "no recommendation was made"
         for turn in recommended:  # the grammar keeps every choice inside the retrieved candidates
@@ -259,6 +267,7 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     assert result.returncode == 0, result.stderr
     pair = json.loads((out / "results.json").read_text())["pairs"][0]
     games = len(read_records(run))  # every game is held out once
+    assert all(r.outcome.ended_by != "wrong_acceptance" for r in read_records(run))  # the paper's rule (#43)
     for expert in ("supervised (+DECIDE)", "bot-play (+PLAN)"):
         assert pair["games"]["llm"][expert]["games"] == 1 and pair["games"]["retrieval"][expert]["games"] == games
     assert pair["llm_usage"]["calls"] >= 2 and pair["llm_usage"]["completion_tokens"] > 0
@@ -296,7 +305,8 @@ def test_reply_checks_on_a_generated_run_agree_with_the_detectors_after_the_fact
     for record in records:
         spoken = {s.turn: s for s in record_utterances(record, catalog, opinion, shipped_example_replies())}
         for position, turn in enumerate(record.turns[record.scripted_turns :], start=record.scripted_turns):
-            found = [str(d) for d in check_reply(turn.text, spoken[position].context, spoken[position].named)]
+            said = spoken[position]
+            found = [str(d) for d in check_reply(turn.text, said.context, said.named, said.recommends)]
             assert found == (turn.checks.kept_defects if turn.checks else []), (position, turn.text)
             assert all(rejected.reasons for rejected in (turn.checks.resampled if turn.checks else []))
         turned_down = sum(len(t.checks.resampled) for t in record.turns if t.checks)

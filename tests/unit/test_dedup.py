@@ -117,7 +117,8 @@ def test_distinct_real_dialogues_are_kept(redial):
 
 
 def test_the_golden_runs_replays_are_near_duplicates_of_an_earlier_dialogue():
-    """The scripted golden run plays the same few lines in every game: most games repeat an earlier one."""
+    """The scripted golden run plays the same few lines in every game: most games nearly repeat an earlier one
+    (none word for word since #43: the acceptance rule sends fooled seekers' games down different paths)."""
     records = golden_records()
     texts = {r.id: dialogue_text(r) for r in records}
     order = list(texts)
@@ -126,8 +127,6 @@ def test_the_golden_runs_replays_are_near_duplicates_of_an_earlier_dialogue():
     for duplicate in found:
         assert order.index(duplicate.kept_id) < order.index(duplicate.id) and duplicate.similarity >= 0.5
         assert duplicate.kept_id not in {f.id for f in found}  # a dropped dialogue never stands for a group
-    identical = [r.id for r in records[1:] if texts[r.id] == texts[order[0]]]
-    assert identical and {f.id for f in found if f.kept_id == order[0]} >= set(identical)
 
 
 def test_the_first_of_a_group_is_kept_whichever_it_is():

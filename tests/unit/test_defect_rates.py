@@ -68,6 +68,17 @@ def test_defect_rates_count_each_planted_defect_over_what_it_applies_to():
         "names_target": (1, 4),  # u4 names Ronin, its hidden target
         "borrows_description": (1, 5),  # v3 describes Airplane! with Alien's description
         "copies_example": (1, 9),  # u1 copies the example; known utterances only
+        "echoes_instructions": (0, 11),
+        "unsaid_reference": (0, 9),
+        "speaks_as_other": (1, 11),  # u2: a seeker asking "what kind of movies do you enjoy"
+        "unnamed_recommendation": (0, 0),  # no utterance recommends (`recommends` unset)
+        "recites_target": (0, 0),  # no seeker knows a review of its target here
+        "unasked_question": (0, 0),  # no move planned as a question
+        "early_goodbye": (0, 9),  # nothing was recommended in any of them
+        "premature_goodbye": (0, 0),  # so no goodbye can come after a recommendation
+        "contradicts_catalog": (0, 9),
+        "accepts_in_words": (0, 4),  # the known seeker utterances, none accepting
+        "suggests_unlisted": (0, 5),  # the known recommender utterances
     }
     assert rates["copies_other"].rate == pytest.approx(1 / 11)
     assert defect_rates([])["copies_other"].rate is None
@@ -118,7 +129,7 @@ def test_stats_json_and_table_of_a_scripted_run_show_every_defect(small_run):
     assert table.returncode == 0, table.stderr
     text = " ".join(table.stdout.split())
     assert "utterance defects" in text and "copies 8+ words of the other speaker (share of utterances)" in text
-    assert "persona and item measures need a synth run's records; human sets show only the word-level ones" in text
+    assert "persona, plan and item measures need a synth run's records; human sets show only the word-level ones" in text
 
 
 @pytest.mark.skipif(not shared_dataset("redial-test").exists(), reason="the shared datasets are not beside the project")

@@ -8,7 +8,7 @@ from synth.personas import ReviewIndex, make_game_specs
 from synth.prompting import PromptSet
 from synth.records import RECORD_SCHEMA_VERSION, UNVERSIONED, DialogueRecord, Item, Persona, Review
 from synth.retrievers.bm25 import BM25Retriever
-from synth.simulators import Sampling, Seeker, hide_title
+from synth.simulators import Sampling, Seeker
 from synth.turns import SEED_EXCHANGE
 from tests.helpers import avoid_target, make_game, play
 
@@ -125,20 +125,17 @@ def test_forced_target_replaces_the_weakest_candidate(catalog):
     assert [c.item_id for c in select_candidates(retriever, query, pool, target, 5, rules)] == [target]
 
 
-def test_the_seeker_never_sees_its_target_named_in_its_own_review(catalog):
-    fantasia = Item(id="f", title="Fantasia 2000", year=1999)
-    quote = "Sixty years on, they conjured seven new sequences for Fantasia 2000 (1999); fantasia 2000 is short."
-    expected = "Sixty years on, they conjured seven new sequences for this movie; this movie is short."
-    assert hide_title(quote, fantasia) == expected
-    heat = Item(id="h", title="The Heat", year=2013)
-    review = "The Heat is loud; heatwave aside, Heat (2013) works."
-    assert hide_title(review, heat) == "this movie is loud; heatwave aside, this movie works."
-    assert hide_title("the heat of every scene", heat) == "the heat of every scene"
+def test_the_seeker_sees_neither_its_targets_title_nor_its_review(catalog):
+    """Critic quotes often name the movie they review: the seeker is shown hints of its target (genres, era,
+    phrases of the review without the title's words), never the review itself, whose words it would recite."""
+    fantasia = Item(id="f", title="Fantasia 2000", year=1999, genres=["Animation", "Musical"])
+    quote = "Sixty years on, they conjured seven new sequences for Fantasia 2000 (1999); the flying whales soar."
     target = Review(user="u", item="f", rating=9, text=quote, score=0.9)
     persona = Persona(user_id="u", general=[], target=target)
     seeker = Seeker(ScriptedBackend(rule_following_script), PromptSet.load(), Sampling())
     prompt = seeker.system_prompt(persona, {**catalog, "f": fantasia})
-    assert "Fantasia" not in prompt and "fantasia" not in prompt
+    assert "fantasia" not in prompt.lower() and "conjured seven new sequences" not in prompt
+    assert "its genres are animation, musical; it is from the 1990s" in prompt and "flying whales" in prompt
 
 
 def test_records_without_a_schema_version_read_as_unversioned_with_the_seed_exchange(catalog, reviews, specs):

@@ -33,7 +33,8 @@ SHARES = {"train": 0.8, "validation": 0.1, "test": 0.1}
 
 def sometimes_fooled(messages: list[dict[str, str]], schema: dict | None) -> str:
     """The rule-following script, except that the seeker also accepts one non-target suggestion in three
-    (chosen by a hash of the prompt), so that the filters drop some dialogues (wrong acceptance)."""
+    (chosen by a hash of the prompt), as a backend that cannot hold to the schema might: the acceptance rule's
+    check re-samples such a reply (a new prompt, a new hash), so most are turned around and a few are kept."""
     reply = rule_following_script(messages, schema)
     if "accept" in (schema or {}).get("properties", {}):
         if hashlib.sha256(messages[-1]["content"].encode()).digest()[0] % 3 == 0:

@@ -91,5 +91,13 @@ def test_an_utterance_cut_by_the_length_cap_ends_at_its_last_sentence():
     reply = parse_seeker(json.dumps({"utterance": cut, "accept": True}), decides=True)
     assert reply.utterance == whole + " [EOD]"
     assert trim_at_cap(whole) == whole  # short texts are left alone
-    with pytest.raises(ReplyFormatError, match="cut off by the 300-character cap"):
-        trim_at_cap(("and then " * 50)[:UTTERANCE_MAX_CHARS])
+
+
+def test_one_long_sentence_cut_by_the_cap_trails_off_instead_of_failing():
+    """The plan's length is a target for the model: a reply cut before its first sentence ended is kept,
+    ending at its last clause (or word) with an ellipsis, without a dangling word."""
+    sentence = "I really loved the slow way the story unfolds, with all of those quiet characters and the music that"
+    assert trim_at_cap(sentence, 100) == "I really loved the slow way the story unfolds, with all of those quiet characters and the music…"
+    assert trim_at_cap(("and then " * 50)[:UTTERANCE_MAX_CHARS]).endswith("then…")
+    reply = parse_seeker(json.dumps({"utterance": sentence}), decides=False, max_chars=100)
+    assert reply.utterance.endswith("the music…")

@@ -46,7 +46,7 @@ RECOMMENDER = ReplyContext(
         ("What kind of action movie do you like the most? I love heists.", SEEKER, None, "copies_other"),
         ("I would rather watch something with romance and sci-fi elements, like Arrival.", SEEKER, None, "repeats_itself"),
         ("That is a great choice for the Seeker.", SEEKER, None, "third_person"),
-        ("I don't think Get Out matches your taste.", SEEKER, None, "third_person"),
+        ("I don't think Get Out matches your taste.", SEEKER, None, "speaks_as_other"),
         ("I really enjoyed Blue Streak, it was a blast.", SEEKER, None, "contradicts_review"),
         ("I didn't enjoy Arrival at all.", SEEKER, None, "contradicts_review"),
         ("Honestly, The Matrix would be perfect tonight.", SEEKER, None, "names_target"),
@@ -93,7 +93,7 @@ class RecordingBackend(ScriptedBackend):
 
 def praising_until_told(messages, schema):
     """A seeker that praises the movie its review panned until the prompt says what to avoid."""
-    told = "Avoid this time" in messages[-1]["content"]
+    told = "This time:" in messages[-1]["content"]
     text = "Blue Streak was not for me; something calmer?" if told else "I really enjoyed Blue Streak, it was a blast."
     return json.dumps({"utterance": text})
 

@@ -15,7 +15,7 @@ from synth.personas import ReviewIndex, make_game_specs
 from synth.records import Item, TurnPlan
 from synth.strategy.fit import IARD_FILE, fit_strategy
 from synth.strategy.model import FEEDBACK, load_strategy, recommends, requests, shipped_strategy_path
-from synth.strategy.plans import DialoguePlan, asks_first
+from synth.strategy.plans import CLOSING_ACTS, DialoguePlan, asks_first
 from synth.strategy.wording import instruction, utterance_limit
 from synth.turns import GREETING_ONLY
 from tests.helpers import avoid_target, make_game, play
@@ -84,11 +84,21 @@ def test_plans_obey_the_game_rules(model):
                 continue
             if not rules["suggestion"]:
                 assert not acts & set(FEEDBACK)
-            elif rules["target"]:
-                accepts = "ACC" in acts and not acts & {"REJ", "INQ"}
+            elif rules["target"]:  # accepting while asking for another suggestion contradicts itself (#43)
+                accepts = "ACC" in acts and not acts & {"REJ", "INQ", "CON", "REF", "STO"}
                 assert accepts or (rules["may_ask"] and asks_first(drawn))
             else:
                 assert "ACC" not in acts and ("INQ" not in acts or rules["may_ask"] or "REJ" in acts)
+
+
+def test_the_goodbye_after_an_accepted_target_is_small_talk_only(model):
+    closings = []
+    for seed in range(300):
+        plan = DialoguePlan(model, seed)
+        plan.opened(GREETING_ONLY)
+        closings.append(plan.closing(seed))
+    said = [set(c.acts) for c in closings if c is not None]
+    assert said and all(acts <= CLOSING_ACTS for acts in said) and None in closings
 
 
 def test_plans_ask_before_recommending_as_often_as_people_do(model):
@@ -125,8 +135,14 @@ def test_a_move_in_words_and_its_length_cap():
     plan = TurnPlan(acts=["REC-E", "EXP-P", "OTH"], words=9)
     assert instruction("recommender", plan) == (
         'In about 9 words, ask "Have you seen ...?" about one of the candidates, say why it suits their taste and '
-        "add a friendly word (a greeting, thanks or goodbye, whatever fits)."
+        "add a friendly word (a short reaction, thanks or goodbye, whatever fits)."
     )
+    # small talk before anything was recommended is a greeting, never thanks or goodbye (#43)
+    assert "nothing was recommended yet, so no thanks or goodbye" in instruction("seeker", TurnPlan(acts=["OTH"], words=4),
+                                                                               recommended=False)
+    # the target is accepted as unseen: "whether you have seen it" becomes "you have not seen it yet"
+    seen = TurnPlan(acts=["SEE", "ACC"], words=8)
+    assert "say you have not seen Heat (1995) yet" in instruction("seeker", seen, item="Heat (1995)", unseen=True)
     asks = TurnPlan(acts=["INQ"], words=6)
     assert "ask one question about Heat (1995)" in instruction("seeker", asks, item="Heat (1995)")
     assert instruction("seeker", TurnPlan(acts=["ACC", "OTH"], words=5), leave_out=("ACC",)).startswith(

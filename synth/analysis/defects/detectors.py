@@ -1,32 +1,36 @@
-"""Cheap deterministic detectors of replies a reader would not believe: one speaker copying the other, a
+"""Cheap deterministic detectors of sentences a reader would not believe: one speaker copying the other, a
 speaker repeating itself, talk about "the Seeker" in the third person, a seeker praising a movie its own
 review panned (or the reverse), a seeker naming the movie it secretly hopes for, and a recommender
-describing one movie with another's description or the prompt's example. The turn loop re-samples a reply
-they flag (synth.simulators); `synth stats` and the `quality` filter count them after the fact."""
+describing one movie with another's description or the prompt's example; the context every check reads and
+the word helpers they share. The turn loop re-samples a reply they flag (synth.simulators); `synth stats`
+and the `quality` filter count them after the fact (synth.analysis.defects.checks runs them all)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from synth.data.title_match import normalise
+from synth.records import Item
 
 Role = Literal["seeker", "recommender"]
 COPY_WORDS = 8  # words in a row shared with the other speaker's last utterance that make a copy
 SELF_REPEAT_SHARE = 0.6  # share of a reply's word 3-grams found in one earlier utterance of the same speaker
 BORROW_WORDS = 5  # words in a row shared with another item's description or the prompt's example
+RECITE_WORDS = 5  # words in a row shared with the seeker's own review of its hidden target
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _THIRD_PERSON = re.compile(r"\bthe\s+(?:seeker|recommender|user)s?\b|\b(?:Seeker|Recommender)s?\b", re.IGNORECASE)
+# the turn's instructions or the reply format said as part of the reply
+_INSTRUCTIONS = re.compile(
+    r"\bIn about \d+ words\b|\[Instructions\b|not part of the chat|\bJSON format\b|\"(?:utterance|question|accept|think|item)\"\s*:",
+    re.IGNORECASE,
+)
 _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")  # 'The Matrix (1999)' -> 'The Matrix'
 _TITLE_WORD = r"(?:[A-Z0-9][\w'’.:,-]*|of|the|a|an|and|in|on|at|to|for|with)"
 _TITLE_WITH_YEAR = re.compile(rf"[A-Z0-9][\w'’.:,-]*(?:\s+{_TITLE_WORD})*\s*\(\d{{4}}\)")
-# a seeker talking like the recommender ("I don't think Get Out matches your taste")
-_SEEKER_AS_RECOMMENDER = re.compile(
-    r"\byour (?:taste|preferences)\b|\bI(?: would|'d)? (?:recommend|suggest)\b|\byou might (?:like|enjoy|love)\b", re.IGNORECASE
-)
 _POSITIVE = frozenset({"enjoyed", "enjoy", "loved", "love", "liked", "favorite", "favourite", "great", "amazing", "fantastic",
                        "awesome", "brilliant", "wonderful", "excellent", "masterpiece", "perfect", "best", "fun"})
 _NEGATIVE = frozenset({"hated", "hate", "disliked", "boring", "bad", "terrible", "awful", "worst", "dull", "disappointing",
@@ -48,10 +52,15 @@ class Defect:
 
 @dataclass(frozen=True)
 class ReplyContext:
-    """What a reply is checked against. `liked`/`disliked`: titles the seeker's own reviews rate so (seeker);
-    `hidden_target`: the seeker's secret target while it is not yet suggested; `descriptions`: title ->
+    """What a reply is checked against. `other_last`/`other_earlier`: the other side's last utterance and its
+    earlier ones; `own_earlier`: this speaker's earlier unscripted ones; `liked`/`disliked`: titles the
+    seeker's own reviews rate so (seeker); `hidden_target`: the seeker's secret target while it is not yet
+    suggested, and `target_draw` what the seeker was told of it (its review); `descriptions`: title ->
     description of the items the recommender was shown; `examples`: the prompt's example utterances;
-    `suggestion`: the title of the suggestion a seeker answers; `mentioned`: the titles suggested before."""
+    `suggestion`: the title of the suggestion a seeker answers; `mentioned`: the titles suggested before;
+    `question`: the turn's move asks the other side something; `accepting`: the seeker accepts its target with
+    this reply; `closing`: the recommender's goodbye after the acceptance; `items`: the catalog items of the dialogue
+    (reviewed, hoped for, shown), whose facts a reply must not contradict."""
 
     role: Role
     other_last: str = ""
@@ -63,6 +72,12 @@ class ReplyContext:
     examples: tuple[str, ...] = ()
     suggestion: str | None = None
     mentioned: tuple[str, ...] = ()
+    other_earlier: tuple[str, ...] = ()
+    target_draw: str | None = None
+    question: bool | None = False  # None: the turn must ask unless it recommends
+    accepting: bool = False
+    closing: bool = False
+    items: tuple[Item, ...] = ()
 
     @property
     def titles(self) -> tuple[str, ...]:
@@ -130,9 +145,13 @@ def copies_other(text: str, context: ReplyContext) -> Defect | None:
 
 
 def repeats_itself(text: str, context: ReplyContext) -> Defect | None:
-    """The same words as an earlier utterance of this speaker (3 words or more), or SELF_REPEAT_SHARE of its
-    word 3-grams from one of them (4 or more 3-grams, titles masked: "Have you seen X?" then "Have you seen
+    """A sentence said twice in the same message, the same words as an earlier utterance of this speaker (3
+    words or more), or SELF_REPEAT_SHARE of its word 3-grams from one of them (4 or more 3-grams, titles masked: "Have you seen X?" then "Have you seen
     Y?" is two questions, not a repeat)."""
+    said = [" ".join(words(sentence)) for sentence in sentences(text)]
+    twice = next((sentence for sentence in said if len(sentence.split()) >= 3 and said.count(sentence) > 1), None)
+    if twice is not None:
+        return Defect("repeats_itself", f'says "{twice[:80]}" twice in one message')
     tokens = masked(text, context.titles)
     mine = ngrams(tokens, 3)
     for earlier in context.own_earlier:
@@ -146,12 +165,21 @@ def repeats_itself(text: str, context: ReplyContext) -> Defect | None:
 
 
 def third_person(text: str, context: ReplyContext) -> Defect | None:
-    """Speaks of "the Seeker" or "the Recommender", or (a seeker) speaks as if it were the recommender."""
+    """Speaks of "the Seeker" or "the Recommender" (speaking as the other side is synth.analysis.defects.state's
+    `speaks_as_other`)."""
     found = _THIRD_PERSON.search(text)
-    if found is not None:
-        return Defect("third_person", f'speaks of "{found.group(0)}"')
-    found = _SEEKER_AS_RECOMMENDER.search(text) if context.role == "seeker" else None
-    return None if found is None else Defect("third_person", f'speaks as the recommender: "{found.group(0)}"')
+    return None if found is None else Defect("third_person", f'speaks of "{found.group(0)}"')
+
+
+def echoes_instructions(text: str, context: ReplyContext) -> Defect | None:
+    """Says its turn's instructions or the reply format ("In about 5 words, say whether ...")."""
+    found = _INSTRUCTIONS.search(text)
+    return None if found is None else Defect("echoes_instructions", f'says its instructions: "{found.group(0)}"')
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text (split after ., ! and ?)."""
+    return [part for part in _SENTENCE.split(text) if part.strip()]
 
 
 def stance(sentence: str) -> int:
@@ -171,7 +199,7 @@ def contradicts_review(text: str, context: ReplyContext) -> Defect | None:
     """A sentence naming exactly one reviewed title with the opposite of the seeker's own verdict."""
     if context.role != "seeker":
         return None
-    for sentence in _SENTENCE.split(text):
+    for sentence in sentences(text):
         named = [(t, +1) for t in context.liked if mentions(sentence, t)] + [(t, -1) for t in context.disliked if mentions(sentence, t)]
         if len(named) != 1:
             continue
@@ -217,29 +245,3 @@ def copies_example(text: str, context: ReplyContext) -> Defect | None:
         if run is not None:
             return Defect("copies_example", f'copies the prompt\'s example "{run}"')
     return None
-
-
-def check_reply(text: str, context: ReplyContext, named: str | None = None) -> list[Defect]:
-    """Every defect the detectors find in one reply; `named` is the title of the item it recommends or answers
-    about (recommender)."""
-    found = [
-        detector(text, context)
-        for detector in (copies_other, repeats_itself, third_person, contradicts_review, names_target, copies_example)
-    ]
-    found.append(borrows_description(text, context, named))
-    return [defect for defect in found if defect is not None]
-
-
-def avoid_line(defects: Iterable[Defect]) -> str:
-    """The one line a re-sampled prompt adds: what the rejected reply did, to avoid this time."""
-    fixes = {
-        "copies_other": "do not repeat the other person's words; answer in your own",
-        "repeats_itself": "say something new instead of repeating your earlier message",
-        "third_person": 'speak directly to the other person as "you" and of yourself as "I", in your own role',
-        "contradicts_review": "stay true to your own opinions of the movies you reviewed",
-        "names_target": "never name the movie you secretly hope for",
-        "borrows_description": "describe only the movie you name, with its own facts",
-        "copies_example": "do not copy the example; use your own words",
-    }
-    wanted = list(dict.fromkeys(fixes[d.name] for d in defects))
-    return "Avoid this time: " + "; ".join(wanted) + "."

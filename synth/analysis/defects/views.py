@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from synth.analysis.defects.detectors import ReplyContext, Role
+from synth.analysis.defects.state import QUESTION_ACTS
 from synth.data.dialogues import Dialogue
-from synth.records import DialogueRecord, Item, Review, verdict
+from synth.records import DialogueRecord, Item, Review, TurnPlan, verdict
 
 Opinions = Callable[[str, str], "str | None"]  # (user, item id) -> the user's verdict ("loved it", ..., "disliked it")
 
@@ -26,6 +27,7 @@ class Spoken:
     rejection: bool = False
     known: bool = False
     turn: int | None = None  # its index in the dialogue's turns
+    recommends: str | None = None  # the title of the item it recommends
 
 
 def history(turns: Sequence[tuple[str, str]], index: int, scripted: int) -> tuple[str, tuple[str, ...]]:
@@ -37,9 +39,31 @@ def history(turns: Sequence[tuple[str, str]], index: int, scripted: int) -> tupl
     return other, own
 
 
+def other_earlier(turns: Sequence[tuple[str, str]], index: int) -> tuple[str, ...]:
+    """Before utterance `index`: every utterance of the other speaker (the scripted ones too)."""
+    return tuple(text for who, text in turns[:index] if who != turns[index][0])
+
+
 def next_history(turns: Sequence[tuple[str, str]], role: str, scripted: int) -> tuple[str, tuple[str, ...]]:
     """`history` of a reply by `role` about to follow (role, text) `turns`."""
     return history([*turns, (role, "")], len(turns), scripted)
+
+
+def target_draw(review: Review, item: Item) -> str:
+    """What the seeker's own data says of its target: its review, else (ratings only) its tags and what the
+    item is."""
+    if review.text:
+        return review.text
+    tags = f"You tagged it: {', '.join(review.tags)}. " if review.tags else ""
+    return tags + (item.description or ", ".join(item.genres))
+
+
+def question_move(role: str, plan: TurnPlan | None, recommends: bool) -> bool:
+    """Whether a turn's move asks the other side something: a planned question (QUESTION_ACTS), or a
+    recommender's unplanned turn that recommends nothing (its prompt asks it to ask)."""
+    if plan is not None:
+        return bool(QUESTION_ACTS & set(plan.acts))
+    return role == "recommender" and not recommends
 
 
 def taste(reviews: Sequence[Review], catalog: Mapping[str, Item]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -63,6 +87,15 @@ def own_items(record: DialogueRecord) -> dict[str, Item]:
     return {item.id: item for item in items}
 
 
+def dialogue_items(record: DialogueRecord, catalog: Mapping[str, Item], turns: int | None = None) -> tuple[Item, ...]:
+    """The catalog items of a dialogue: the persona's reviewed ones, the target, a GoRecDial game's movies and
+    every candidate shown in its first `turns` turns (all of them: None), as the turn loop knew them."""
+    ids = [r.item for r in record.persona.general] if record.persona else []
+    ids += [record.target_item.id, *own_items(record)]
+    ids += [c.item_id for t in record.turns[:turns] for c in t.candidates or []]
+    return tuple(catalog[i] for i in dict.fromkeys(ids) if i in catalog)
+
+
 def record_utterances(
     record: DialogueRecord, catalog: Mapping[str, Item] | None = None, opinions: Opinions | None = None,
     examples: tuple[str, ...] = (),
@@ -76,26 +109,32 @@ def record_utterances(
     liked, disliked = taste(record.persona.general, catalog) if record.persona else ((), ())
     if record.gorecdial is not None:  # the seeker loves its five movies and does not know which candidate is right
         liked = tuple(item.display for item in record.gorecdial.seeker_items)
-    target = None if record.gorecdial is not None else catalog.get(record.target_item.id, record.target_item).display
+    target_item = catalog.get(record.target_item.id, record.target_item)
+    target = None if record.gorecdial is not None else target_item.display
+    draw = target_draw(record.persona.target, target_item) if record.persona else None
     suggested: str | None = None  # the item the seeker answers
     mentioned: tuple[str, ...] = ()  # titles recommended so far
     target_shown = False
     found: list[Spoken] = []
     for index, turn in enumerate(record.turns):
         other, own = history(turns, index, record.scripted_turns)
+        said = other_earlier(turns, index)
+        items = dialogue_items(record, catalog, index + 1)
         if turn.role == "recommender":
             shown = [c.item_id for c in turn.candidates or []] + ([suggested] if suggested and not turn.candidates else [])
             descriptions = {catalog[i].display: catalog[i].description or "" for i in shown if i in catalog}
-            named = catalog[turn.recommended_item].display if turn.recommended_item in catalog else (
-                catalog[suggested].display if suggested in catalog and not turn.candidates else None)
+            recommends = catalog[turn.recommended_item].display if turn.recommended_item in catalog else None
+            named = recommends or (catalog[suggested].display if suggested in catalog and not turn.candidates else None)
             context = ReplyContext("recommender", other, own, descriptions=descriptions, examples=examples,
-                                   mentioned=mentioned)
+                                   mentioned=mentioned, other_earlier=said, items=items,
+                                   question=question_move("recommender", turn.plan, turn.recommended_item is not None),
+                                   closing=any(t.accepted for t in record.turns[:index]))
             if turn.recommended_item:
                 suggested = turn.recommended_item
                 mentioned += (catalog[suggested].display,) if suggested in catalog else ()
                 target_shown |= turn.recommended_item == record.target_item.id
             if index >= record.scripted_turns:
-                found.append(Spoken("recommender", turn.text, context, named, known=True, turn=index))
+                found.append(Spoken("recommender", turn.text, context, named, known=True, turn=index, recommends=recommends))
             continue
         more_liked, more_disliked = ((), ())
         if suggested and opinions is not None and suggested in catalog:
@@ -103,7 +142,9 @@ def record_utterances(
         context = ReplyContext("seeker", other, own, liked + more_liked, disliked + more_disliked,
                                hidden_target=None if target_shown else target, examples=examples,
                                suggestion=catalog[suggested].display if suggested in catalog else None,
-                               mentioned=mentioned)
+                               mentioned=mentioned, other_earlier=said, target_draw=None if target_shown else draw,
+                               question=question_move("seeker", turn.plan, False), items=items,
+                               accepting=turn.accepted is True)
         if index >= record.scripted_turns:
             found.append(Spoken("seeker", turn.text, context, rejection=turn.accepted is False, known=True, turn=index))
         if turn.accepted is not None:
@@ -116,7 +157,8 @@ def dialogue_utterances(dialogue: Dialogue, scripted: int = 0) -> list[Spoken]:
     words and their own earlier ones."""
     turns = [(t.role, t.text) for t in dialogue.turns]
     return [
-        Spoken(role, text, ReplyContext(role, *history(turns, index, scripted)), turn=index)
+        Spoken(role, text, ReplyContext(role, *history(turns, index, scripted), other_earlier=other_earlier(turns, index)),
+               turn=index)
         for index, (role, text) in enumerate(turns)
         if index >= scripted
     ]

@@ -54,8 +54,8 @@ DEFECT_ROWS: list[Row] = [
     (f"{m.label} (share of {m.unit})", ".1%", lambda s, name=m.name: _defect_rate(s, name)) for m in DEFECTS
 ]
 DEFECTS_CAPTION = (
-    "the reply detectors of synth.analysis.defects, each a share of what its row names; persona and item measures "
-    "need a synth run's records; human sets show only the word-level ones (–: nothing to count)"
+    "the reply detectors of synth.analysis.defects, each a share of what its row names; persona, plan and item "
+    "measures need a synth run's records; human sets show only the word-level ones (–: nothing to count)"
 )
 
 

@@ -1,0 +1,90 @@
+"""Every check of one reply (the sentence checks of synth.analysis.defects.detectors, the dialogue-state checks
+of .state and the catalog facts of .facts), and the line a re-sampled prompt adds to avoid what they found."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from synth.analysis.defects.detectors import (
+    Defect,
+    ReplyContext,
+    borrows_description,
+    contradicts_review,
+    copies_example,
+    copies_other,
+    echoes_instructions,
+    names_target,
+    repeats_itself,
+    third_person,
+)
+from synth.analysis.defects.facts import contradicts_catalog
+from synth.analysis.defects.state import (
+    accepts_in_words,
+    early_goodbye,
+    premature_goodbye,
+    recites_target,
+    speaks_as_other,
+    suggests_unlisted,
+    unasked_question,
+    unnamed_recommendation,
+    unsaid_reference,
+)
+
+
+def check_reply(text: str, context: ReplyContext, named: str | None = None, recommends: str | None = None) -> list[Defect]:
+    """Every defect the detectors find in one reply; `named` is the title of the item it recommends or answers
+    about (recommender), `recommends` the title of the item it recommends."""
+    found = [
+        detector(text, context)
+        for detector in (copies_other, repeats_itself, third_person, contradicts_review, names_target, copies_example,
+                         echoes_instructions,
+                         unsaid_reference, speaks_as_other, recites_target, accepts_in_words)
+    ]
+    found += [
+        borrows_description(text, context, named),
+        unnamed_recommendation(text, recommends),
+        unasked_question(text, context, recommends),
+        suggests_unlisted(text, context, named),
+        early_goodbye(text, context, recommends),
+        premature_goodbye(text, context, recommends),
+        contradicts_catalog(text, context, named),
+    ]
+    return [defect for defect in found if defect is not None]
+
+
+def check_decision(accept: bool | None, expected: bool | None, title: str | None) -> Defect | None:
+    """A seeker's decision against the rule: it accepts its target and nothing else (None: no decision due)."""
+    if expected is None or accept is None or accept == expected:
+        return None
+    if expected:
+        return Defect("wrong_decision", f"turns down {title or 'the suggestion'}, the movie it hopes for")
+    return Defect("wrong_decision", f"accepts {title or 'the suggestion'}, which is not the movie it hopes for")
+
+
+FIXES = {
+    "copies_other": "do not repeat the other person's words; answer in your own",
+    "repeats_itself": "say something new instead of repeating your earlier message",
+    "third_person": 'speak directly to the other person as "you" and of yourself as "I"',
+    "contradicts_review": "stay true to your own opinions of the movies you reviewed",
+    "names_target": "never name the movie you secretly hope for",
+    "borrows_description": "describe only the movie you name, with its own facts",
+    "copies_example": "do not copy the example; use your own words",
+    "echoes_instructions": "say only your message, never its instructions",
+    "unsaid_reference": "speak only of what was really said in the conversation so far",
+    "speaks_as_other": "stay in your own role (the seeker wants a movie, the recommender suggests one)",
+    "unnamed_recommendation": "name the movie you recommend by its title",
+    "recites_target": "describe what you hope for in a few new words, not in your review's",
+    "unasked_question": "ask your question, ending with a question mark",
+    "early_goodbye": "do not thank or say goodbye yet: nothing has been recommended",
+    "premature_goodbye": "do not say goodbye: the conversation goes on",
+    "contradicts_catalog": "say only what the movie's own facts say",
+    "accepts_in_words": "do not say you will watch it: you are turning it down",
+    "wrong_decision": "decide as you were told: accept only the movie you hope for",
+    "suggests_unlisted": "suggest no movie but the candidate you were given",
+}
+
+
+def avoid_line(defects: Iterable[Defect]) -> str:
+    """The one line a re-sampled prompt adds: what the rejected reply did, to avoid this time."""
+    wanted = list(dict.fromkeys(FIXES[d.name] for d in defects))
+    return "This time: " + "; ".join(wanted) + "."

@@ -1,0 +1,180 @@
+"""Dialogue-state checks: replies that make no sense in their place in the dialogue, whatever their sentences.
+A reference to a title or a suggestion the other side never made, a speaker talking as the other role, a
+recommendation whose text never names its movie, a recommender suggesting a movie that is not among its
+candidates, a seeker reciting its own review of the movie it secretly hopes for, a turn planned as a question
+that asks nothing, a goodbye before anything was recommended (or, once something was, before the dialogue
+ends), and a seeker saying it will watch a movie it does not accept.
+(Facts that contradict the catalog are in synth.analysis.defects.facts.)"""
+
+from __future__ import annotations
+
+import re
+
+from synth.analysis.defects.detectors import (
+    RECITE_WORDS,
+    Defect,
+    ReplyContext,
+    mentions,
+    sentences,
+    shared_run,
+    stance,
+    titles_with_years,
+)
+
+# "the movie you mentioned", "thanks for the suggestions", "your recommendation"
+_REFERENCE = re.compile(
+    r"\byou(?:'ve| have)?\s+(?:just\s+|already\s+)?(?:mentioned|suggested|recommended|brought up|pointed out|told me about)\b"
+    r"|\byour\s+(?:suggestions?|recommendations?|picks?)\b"
+    r"|\b(?:thanks|thank you)(?:\s+(?:so|very)\s+much)?\s+for\s+(?:the|your|all the|these|those|all your)\s+"
+    r"(?:\w+\s+)?(?:suggestions?|recommendations?|ideas?|tips?|picks?|options?)\b",
+    re.IGNORECASE,
+)
+# the recommender telling the seeker what it said: "you mentioned Heat", "you said you loved Alien"
+_RECALL = re.compile(r"\byou(?:'ve| have)?\s+(?:mentioned|said|told me|brought up)\b", re.IGNORECASE)
+# "I'm glad you enjoyed it" to a seeker who said no such thing (or has not seen the movie yet)
+_GLAD_YOU_ENJOYED = re.compile(r"\b(?:glad|happy)\s+(?:that\s+)?you\s+(?:enjoyed|liked|loved)\b", re.IGNORECASE)
+_NOT_SEEN = re.compile(
+    r"\b(?:haven't|have not|never)\s+(?:seen|watched)\b|\b(?:I'll|I will|I'm going to|can't wait to)\s+(?:watch|see|check|give)\b"
+    r"|\[?EOD\]?",
+    re.IGNORECASE,
+)
+_AS_SEEKER = re.compile(  # a recommender talking like the one who wants a movie
+    r"\bI(?:'m| am)\s+(?:really\s+|just\s+)?(?:looking for|in the mood for|hoping for|searching for|craving)\b"
+    r"|\bI(?:'d| would)\s+(?:really\s+)?(?:like|love)\s+(?:to (?:watch|see)\b|something\b|a (?:movie|film)\b)"
+    r"|\bI\s+(?:want|need)\s+(?:to watch|something|a (?:movie|film))\b"
+    r"|\bI(?:'m| am)\s+(?:so\s+|really\s+)?(?:excited|looking forward)\s+to\s+(?:watch|see|seeing|watching)\b"
+    r"|\bI(?:'ll| will) keep looking\b|\bshould I (?:watch|see)\b"
+    r"|\b(?:do|can|could) you have (?:any )?(?:other |more )?(?:recommendations|suggestions)\b"
+    r"|\bwhat (?:other )?(?:recommendations|suggestions) do you have\b"
+    r"|\b(?:can|could) you (?:recommend|suggest)\b|\byou could (?:recommend|suggest)\b"
+    r"|\b(?:thanks|thank you)(?:\s+(?:so|very)\s+much)?\s+for\s+(?:the|your|all the|these)\s+(?:\w+\s+)?(?:suggestions?|recommendations?)\b"
+    r"|\bI(?:'ll| will)\s+(?:definitely\s+|surely\s+)?(?:watch it|check (?:it|that) out|give (?:it|that) a (?:try|shot|watch)|add it to my)\b"
+    r"|\bmy (?:own )?reviews?\b",
+    re.IGNORECASE,
+)
+_AS_RECOMMENDER = re.compile(  # a seeker talking like the one who suggests
+    r"\byour (?:taste|preferences)\b|\bI(?: would|'d)? (?:recommend|suggest)\b|\byou might (?:like|enjoy|love)\b"
+    r"|\b(?:glad|happy)\s+(?:that\s+)?you\s+(?:liked|enjoyed|loved|like|enjoy|love)\b|\bI hope you(?:'ll| will)? (?:enjoy|like|love)\b"
+    r"|\byou should (?:watch|see|try|check out)\b|\blet me know (?:if|what|how) you\b|\byou(?:'ll| will) (?:enjoy|like|love)\b"
+    r"|\bhow (?:can|may) I (?:help|assist) you\b"
+    r"|\bwhat (?:kind|type|sort|genres?)s? of (?:movies?|films?) do you (?:like|enjoy|love|prefer|usually|watch)\b",
+    re.IGNORECASE,
+)
+_FAREWELL_WORDS = (  # a goodbye proper, that only the dialogue's last turns may say
+    r"\b(?:good\s?bye|bye(?:-bye)?|good\s?night|see you|take care|talk (?:to you )?(?:soon|later))\b"
+    r"|\bhave a (?:good|great|nice|lovely|wonderful) (?:night|evening|day|weekend|one)\b"
+    r"|\benjoy (?:the|your) (?:movie|film|evening|night)\b"
+)
+_FAREWELL = re.compile(_FAREWELL_WORDS, re.IGNORECASE)
+_GOODBYE = re.compile(  # a goodbye, or thanks for the help, which only fit once something was recommended
+    _FAREWELL_WORDS
+    + r"|\b(?:thanks|thank you)(?:\s+(?:so|very)\s+much)?\s+for\s+(?:your|the|all your|all the)\s+(?:help|time|chat)\b"
+    r"|\b(?:you've been|you're|you are) (?:a |such a )?(?:great|big|huge|real) help\b",
+    re.IGNORECASE,
+)
+_WILL_WATCH = re.compile(
+    r"\b(?:I'll|I will|I'm going to|I am going to|gonna|can't wait to|look(?:ing)? forward to)\s+(?:definitely\s+|surely\s+)?"
+    r"(?:watch|see|seeing|watching|check(?:ing)?\s+(?:it|that)\s+out|giv(?:e|ing)\s+(?:it|that)\s+a\s+(?:try|shot|watch)|add(?:ing)?\s+it"
+    r"|(?:have|take) a look at)\b"
+    r"|\bEOD\b",
+    re.IGNORECASE,
+)
+# a recommender suggesting a movie: "I suggest Frozen (2013)", "how about 'The Dark Knight Rises'?"
+_SUGGESTS = re.compile(
+    r"\b(?i:I(?:'d| would)? (?:suggest|recommend)|how about|what about|have you (?:seen|watched|tried)|you might (?:like|enjoy|love)"
+    r"|(?:try|consider)(?: watching)?|check out)\s+(?:watching\s+)?['\"“]?(?P<title>[A-Z0-9][^.!?;'\"”]{0,60}?(?:\(\d{4}\)|['\"”]))",
+)
+QUESTION_ACTS = frozenset({"REQ", "CLQ", "REC-E", "INQ", "ASK"})  # planned moves that ask the other side something
+
+
+def accepts_in_words(text: str, context: ReplyContext) -> Defect | None:
+    """A seeker saying it will watch a movie (or ending the dialogue) on a turn that does not accept its target."""
+    if context.role != "seeker" or context.accepting:
+        return None
+    found = _WILL_WATCH.search(text)
+    return None if found is None else Defect("accepts_in_words", f'"{found.group(0)}" without accepting its movie')
+
+
+def unsaid_reference(text: str, context: ReplyContext) -> Defect | None:
+    """Speaks of a suggestion nobody made ("thanks for the suggestions" before any), of a title the other side
+    never said as if it had ("the movie you mentioned, Double Indemnity"), or is glad the seeker enjoyed a movie
+    it said nothing good about or has not seen."""
+    said = (*context.other_earlier, context.other_last)
+    for sentence in sentences(text):
+        if _REFERENCE.search(sentence) or _RECALL.search(sentence):
+            if context.role == "seeker" and not context.mentioned and _REFERENCE.search(sentence):
+                return Defect("unsaid_reference", f'speaks of suggestions before any: "{sentence[:100]}"')
+            for title in titles_with_years(sentence) + [t for t in context.titles if mentions(sentence, t)]:
+                if not any(mentions(other, title) for other in said) and title not in context.mentioned:
+                    return Defect("unsaid_reference", f"{title} was never mentioned by the other side")
+        if context.role == "recommender" and _GLAD_YOU_ENJOYED.search(sentence):
+            if stance(context.other_last) <= 0 or _NOT_SEEN.search(context.other_last):
+                return Defect("unsaid_reference", f'"{sentence[:80]}", though they said no such thing')
+    return None
+
+
+def speaks_as_other(text: str, context: ReplyContext) -> Defect | None:
+    """A recommender talking as the one who wants a movie, or a seeker as the one who suggests."""
+    pattern = _AS_SEEKER if context.role == "recommender" else _AS_RECOMMENDER
+    found = pattern.search(text)
+    other = "seeker" if context.role == "recommender" else "recommender"
+    return None if found is None else Defect("speaks_as_other", f'speaks as the {other}: "{found.group(0)}"')
+
+
+def unnamed_recommendation(text: str, recommends: str | None) -> Defect | None:
+    """A recommendation whose words never name the movie it recommends."""
+    if recommends is None or mentions(text, recommends):
+        return None
+    return Defect("unnamed_recommendation", f"recommends {recommends} without naming it")
+
+
+def recites_target(text: str, context: ReplyContext) -> Defect | None:
+    """A seeker repeating RECITE_WORDS words in a row of what it knows of its hidden target (its own review),
+    which gives the target away."""
+    if context.role != "seeker" or not context.target_draw:
+        return None
+    run = shared_run(text, context.target_draw, RECITE_WORDS, context.titles)
+    return None if run is None else Defect("recites_target", f'repeats "{run}" from its review of its hidden target')
+
+
+def suggests_unlisted(text: str, context: ReplyContext, named: str | None = None) -> Defect | None:
+    """A recommender suggesting a movie (a "Title (Year)" or a quoted title after "I suggest", "how about",
+    "have you seen", ...) that is neither the item it recommends or answers about (`named`) nor one shown to
+    it, suggested before or said by the seeker: a suggestion the dialogue's state does not hold, which the
+    seeker then answers."""
+    if context.role != "recommender":
+        return None
+    known = (*context.titles, *([named] if named else []))
+    said = (*context.other_earlier, context.other_last)
+    for found in _SUGGESTS.finditer(text):
+        title = found.group("title").strip(" '\"”")
+        if any(mentions(title, k) or mentions(k, title) for k in known) or any(mentions(other, title) for other in said):
+            continue
+        return Defect("suggests_unlisted", f'suggests "{title}", which is not among its candidates')
+    return None
+
+
+def unasked_question(text: str, context: ReplyContext, recommends: str | None = None) -> Defect | None:
+    """A turn planned as a question (asking for the seeker's taste, about a suggestion, ...) with no question;
+    `context.question` None: a turn that must ask unless it recommends."""
+    asks = context.question if context.question is not None else recommends is None
+    if not asks or "?" in text:
+        return None
+    return Defect("unasked_question", "its move is a question, but it asks nothing")
+
+
+def early_goodbye(text: str, context: ReplyContext, recommends: str | None = None) -> Defect | None:
+    """Thanks for the help, or a goodbye, before anything was recommended."""
+    if context.mentioned or recommends is not None:
+        return None
+    found = _GOODBYE.search(text)
+    return None if found is None else Defect("early_goodbye", f'"{found.group(0)}" before any recommendation')
+
+
+def premature_goodbye(text: str, context: ReplyContext, recommends: str | None = None) -> Defect | None:
+    """A goodbye ("good night", "enjoy the movie") once something was recommended but while the dialogue goes
+    on: only the seeker's acceptance and the recommender's closing words end it."""
+    if not (context.mentioned or recommends) or context.accepting or context.closing:
+        return None
+    found = _FAREWELL.search(text)
+    return None if found is None else Defect("premature_goodbye", f'"{found.group(0)}" while the dialogue goes on')
