@@ -33,6 +33,7 @@ from synth.simulators import (
     asking,
     check_recommender,
     check_seeker,
+    named_recommendation,
     suggested_before,
 )
 from synth.strategy.model import StrategyModel, recommends
@@ -181,12 +182,13 @@ class GoRecDialExpert(Simulator):
         limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
         instructions = self.prompts.render("gorecdial_expert_turn", remaining=remaining, move=move, about=about)
         question = context is not None and context.question is True
-        return await self._ask_checked(
+        reply = await self._ask_checked(
             system, lines, asking(instructions, question),
             expert_schema(remaining, must_recommend=must, max_chars=limit, question=question),
             lambda text: parse_expert(text, remaining, limit, question), seed=seed, usage=usage,
             inspect=None if context is None else lambda reply: check_recommender(reply, context, remaining, about),
         )
+        return named_recommendation(reply, remaining)
 
 
 class GoRecDialGamePlayer:

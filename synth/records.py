@@ -91,10 +91,12 @@ class RejectedReply(BaseModel):
 
 class ReplyChecks(BaseModel):
     """What the reply checks did on a turn, where they did anything: the replies re-sampled away, in order, and
-    the defects of the reply kept when the re-sample limit was reached (fewest found, first of those)."""
+    the defects of the reply kept when the re-sample limit was reached (fewest found, first of those), and what
+    was repaired in it (a recommendation that never named its movie gets the title put before its words)."""
 
     resampled: list[RejectedReply] = Field(default_factory=list)
     kept_defects: list[str] = Field(default_factory=list)
+    repaired: list[str] = Field(default_factory=list)
 
 
 class Turn(BaseModel):

@@ -83,6 +83,7 @@ class _Tally:
         self.counts["format_retries"] += record.generation.format_retries
         self.counts["reply_resamples"] += record.generation.reply_resamples
         self.counts["replies_kept_with_defects"] += sum(bool(t.checks and t.checks.kept_defects) for t in record.turns)
+        self.counts["replies_repaired"] += sum(bool(t.checks and t.checks.repaired) for t in record.turns)
         self.tokens["prompt"] += record.generation.prompt_tokens
         self.tokens["completion"] += record.generation.completion_tokens
         if record.generation.prompt_tokens_evaluated is not None:

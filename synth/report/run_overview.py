@@ -65,7 +65,8 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
             figures.append((label, f"{count:,}"))
     extra = counts.model_extra or {}
     for label, key in (("format retries", "format_retries"), ("replies re-sampled by the reply checks", "reply_resamples"),
-                       ("replies kept with a defect at the re-sample limit", "replies_kept_with_defects")):
+                       ("replies kept with a defect at the re-sample limit", "replies_kept_with_defects"),
+                       ("recommendations repaired to name their movie", "replies_repaired")):
         if key in extra:
             figures.append((label, f"{extra[key]:,}"))
     for name, kept in (counts.defects_kept or {}).items():

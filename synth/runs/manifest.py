@@ -47,7 +47,7 @@ class ModelRecord(BaseModel):
 
 
 # Counts of the reply checks and format retries, summed over dialogues (kept as Counts' extra keys).
-REPLY_COUNTS = ("format_retries", "reply_resamples", "replies_kept_with_defects")
+REPLY_COUNTS = ("format_retries", "reply_resamples", "replies_kept_with_defects", "replies_repaired")
 
 
 class Counts(_Sparse):

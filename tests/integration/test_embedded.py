@@ -72,8 +72,9 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
 def test_same_seed_gives_byte_identical_dialogues_across_processes(tmp_path):
     """One dialogue at a time, a dialogue depends on the run seed and its index only: a 1-dialogue run repeats
     the first of two. (With dialogues decoding together, a reply can also depend on its batch-mates.)"""
-    generate_smollm(tmp_path / "two", "--concurrency", "1")
-    generate_smollm(tmp_path / "one", "--n", "1", "--concurrency", "1")
+    short = ("--concurrency", "1", "--max-utterances", "6")  # re-samples replayed too, on short dialogues
+    generate_smollm(tmp_path / "two", *short)
+    generate_smollm(tmp_path / "one", "--n", "1", *short)
 
     def content(out):
         rows = {}
@@ -210,14 +211,14 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
 
 @pytest.mark.parametrize("source", ["demo", "movielens+rt"])
 def test_default_model_runs_export_as_the_fields_readers_read_them(tmp_path, source):
-    """One dialogue of the default model from each source, exported to ReDial and PEARL and read by the field's
+    """One short dialogue (6 turns after the greeting) of the default model from each source, exported to ReDial and PEARL and read by the field's
     rules (tests/export_readers.py): every mention located by the ReDial loader's rule and in movieMentions,
     every movieMentions id in the text, at least one movie named, 95% of spotted titles tagged; PEARL from the
     seeker, the recommender trained."""
     run = tmp_path / "run"
     extra = [] if source == "demo" else ["--source", source]
-    result = run_synth("generate", "--n", "1", "--seed", "11", "--out", str(run), "--model", DEFAULT_MODEL,
-                       "--no-progress", *extra)
+    result = run_synth("generate", "--n", "1", "--seed", "11", "--max-utterances", "6", "--out", str(run),
+                       "--model", DEFAULT_MODEL, "--no-progress", *extra)
     assert result.returncode == 0, result.stderr
     for to in ("redial", "pearl"):
         result = run_synth("export", str(run), str(tmp_path / to), "--to", to, "--splits", "train=1")
@@ -257,7 +258,8 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     synth's seeker simulator on the real SmolLM2."""
     run = tmp_path / "games"
     # PEARL's fixed course: one ask turn, then suggestions, so that 3 short games give the experts speech to learn
-    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "6", "--strategy", "pearl")
+    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "6", "--strategy", "pearl",
+                    "--reply-resamples", "0")
     out = tmp_path / "bench"
     result = run_synth(
         "benchmark", "--suite", "gorecdial", "--train", f"smollm={run}", "--test", f"smollm={run}", "--folds", "2",

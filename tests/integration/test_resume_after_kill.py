@@ -13,7 +13,10 @@ import pytest
 from tests.helpers import read_records, run_synth, synth_command, wait_for_first_dialogue
 
 pytestmark = pytest.mark.integration
-ARGS = ["generate", "--n", "3", "--seed", "3", "--max-utterances", "4", "--model", "packaged:smollm2-135m", "--no-progress"]
+# no reply re-samples: what is tested is the run's bookkeeping around a kill, not the reply checks (the same-seed
+# test in test_embedded.py replays re-samples across processes)
+ARGS = ["generate", "--n", "3", "--seed", "3", "--max-utterances", "4", "--reply-resamples", "0", "--model",
+        "packaged:smollm2-135m", "--no-progress"]
 
 
 def comparable(records):

@@ -14,10 +14,12 @@ from synth.analysis.defects import (
     check_reply,
     defect_rates,
     dialogues_with_any,
+    naming_recommendation,
 )
-from synth.records import Item, Review
-from synth.replies import parse_seeker, seeker_schema
-from synth.target_hints import era_of, target_hints, theme_phrases
+from synth.records import Item, ReplyChecks, Review
+from synth.replies import RecommenderReply, parse_seeker, seeker_schema
+from synth.simulators import named_recommendation
+from synth.target_hints import era_of, mood_words, target_hints
 
 SE7EN = Item(id="m032", title="Se7en", year=1995, genres=["Crime", "Mystery", "Thriller"],
              directors=["David Fincher"], cast=["Brad Pitt", "Morgan Freeman", "Kevin Spacey"])
@@ -53,6 +55,11 @@ def names(text, context, named=None, recommends=None) -> list[str]:
         ("I'm looking for a horror movie with a dark tone.", recommender(), None, None, "speaks_as_other"),
         ("Could you suggest a different movie with a similar soundtrack?", recommender(), None, None, "speaks_as_other"),
         ("Do you think you could recommend something lighter?", recommender(), None, None, "speaks_as_other"),
+        ("Is there a movie you would recommend for tonight?", recommender(), None, None, "speaks_as_other"),
+        ("What other movies would you suggest?", recommender(), None, None, "speaks_as_other"),
+        ("I appreciate your help! Let me think.", recommender(), None, None, "speaks_as_other"),
+        ("I appreciate your reaction, but I'm not interested in that movie.", recommender(), None, None, "speaks_as_other"),
+        ("Sure, what genre do you like?", seeker(), None, None, "speaks_as_other"),
         ("I'm glad you liked March of the Penguins and The Lion King.", seeker(), None, None, "speaks_as_other"),
         ("I hope you'll enjoy Casablanca (1942) too.", seeker(mentioned=("Casablanca (1942)",)), None, None, "speaks_as_other"),
         ("It's a great choice if you're looking for a tense, suspenseful horror film.", recommender(), "Halloween (1978)",
@@ -102,6 +109,8 @@ def test_each_dialogue_state_detector_finds_the_defect_a_reader_found(text, cont
         ("Sounds perfect, I'll watch Tokyo Story tonight! [EOD]", seeker(mentioned=("Tokyo Story (1953)",), accepting=True),
          None, None),
         ("Glad you picked it. Enjoy the movie, good night!", recommender(mentioned=("Heat (1995)",), closing=True), None, None),
+        ("What other movies do you love?", recommender(question=True), None, None),
+        ("I'm excited to find a movie that's thrilling, and I'd love to hear your recommendation.", seeker(), None, None),
         ("Have you seen Se7en (1995)? It is as tense as Alien (1979), which you loved.",
          ReplyContext("recommender", other_last="I loved Alien (1979).", items=(SE7EN,), question=True),
          "Se7en (1995)", "Se7en (1995)"),
@@ -109,6 +118,19 @@ def test_each_dialogue_state_detector_finds_the_defect_a_reader_found(text, cont
 )
 def test_ordinary_replies_in_the_same_places_pass(text, context, named, recommends):
     assert names(text, context, named, recommends) == []
+
+
+def test_a_recommendation_still_unnamed_after_its_resamples_is_repaired_with_its_title():
+    halloween = Item(id="m1", title="Halloween", year=1978, genres=["Horror"])
+    text = "It's a great choice if you're looking for a tense, suspenseful horror film."
+    assert naming_recommendation(text, halloween.display) == f"How about Halloween (1978)? {text}"
+    assert naming_recommendation("Halloween is tense.", halloween.display) == "Halloween is tense."
+    kept = RecommenderReply("", text, "m1", ReplyChecks(kept_defects=["unnamed_recommendation: recommends ...", "x: y"]))
+    repaired = named_recommendation(kept, [halloween])
+    assert repaired.utterance.startswith("How about Halloween (1978)?") and repaired.checks.kept_defects == ["x: y"]
+    assert repaired.checks.repaired == ["unnamed_recommendation: put Halloween (1978) before its words"]
+    assert named_recommendation(RecommenderReply("", text, None), [halloween]).checks is None  # no recommendation
+    assert names(repaired.utterance, recommender(), halloween.display, halloween.display) == []
 
 
 def test_a_turn_that_must_ask_unless_it_recommends():
@@ -132,15 +154,16 @@ def test_the_acceptance_rule_in_the_schema_and_in_the_checks():
     assert check_decision(True, True, "Heat (1995)") is None and check_decision(None, False, None) is None
 
 
-def test_the_seeker_sees_its_target_as_genres_era_and_themes_never_the_review():
+def test_the_seeker_sees_its_target_as_genres_era_and_moods_never_the_reviews_phrases():
     item = Item(id="t", title="The Iron Giant", year=1999, genres=["Animation", "Children"])
     hints = target_hints(Review(user="u", item="t", rating=9, text=REVIEW), item)
     assert hints.genres == "animation, children" and hints.era == "from the 1990s"
-    assert hints.themes == ("gentle", "grandpa reading", "grandson")  # "giant" is in the title; THEMES phrases at most
+    assert hints.moods == ("gentle",)  # not "grandpa reading" nor "grandson": set pieces that give the movie away
     assert era_of(2019) == "a recent one" and era_of(None) == ""
-    assert theme_phrases("A masterpiece of suspense.", set()) == ("masterpiece", "suspense")
-    tags_only = target_hints(Review(user="u", item="t", rating=5, text="", tags=["robots", "friendship"]), item)
-    assert tags_only.themes == ("robots", "friendship")
+    assert mood_words("Tense, TENSE and witty; a dark, sad and quirky film.", set()) == ("tense", "witty", "dark")
+    assert mood_words("Quiet, then odd.", {"quiet"}) == ("odd",)  # a title's word is never a hint
+    tags_only = target_hints(Review(user="u", item="t", rating=5, text="", tags=["robots", "heartwarming"]), item)
+    assert tags_only.moods == ("heartwarming",)
 
 
 def test_rates_count_each_defect_over_what_it_applies_to_and_dialogues_with_any():

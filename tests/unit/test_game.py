@@ -127,15 +127,15 @@ def test_forced_target_replaces_the_weakest_candidate(catalog):
 
 def test_the_seeker_sees_neither_its_targets_title_nor_its_review(catalog):
     """Critic quotes often name the movie they review: the seeker is shown hints of its target (genres, era,
-    phrases of the review without the title's words), never the review itself, whose words it would recite."""
+    mood words of the review), never the review itself, whose words it would recite."""
     fantasia = Item(id="f", title="Fantasia 2000", year=1999, genres=["Animation", "Musical"])
-    quote = "Sixty years on, they conjured seven new sequences for Fantasia 2000 (1999); the flying whales soar."
+    quote = "Sixty years on, they conjured seven new whimsical sequences for Fantasia 2000 (1999); the flying whales soar."
     target = Review(user="u", item="f", rating=9, text=quote, score=0.9)
     persona = Persona(user_id="u", general=[], target=target)
     seeker = Seeker(ScriptedBackend(rule_following_script), PromptSet.load(), Sampling())
     prompt = seeker.system_prompt(persona, {**catalog, "f": fantasia})
-    assert "fantasia" not in prompt.lower() and "conjured seven new sequences" not in prompt
-    assert "its genres are animation, musical; it is from the 1990s" in prompt and "flying whales" in prompt
+    assert "fantasia" not in prompt.lower() and "conjured" not in prompt and "flying whales" not in prompt
+    assert "its genres are animation, musical; it is from the 1990s; its mood, in your own words: whimsical" in prompt
 
 
 def test_records_without_a_schema_version_read_as_unversioned_with_the_seed_exchange(catalog, reviews, specs):

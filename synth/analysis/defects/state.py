@@ -29,6 +29,12 @@ _REFERENCE = re.compile(
     r"(?:\w+\s+)?(?:suggestions?|recommendations?|ideas?|tips?|picks?|options?)\b",
     re.IGNORECASE,
 )
+# a seeker asking for a suggestion yet to come: "I'd love to hear your recommendations", "what's your pick?"
+_ASKS_FOR = re.compile(
+    r"\b(?:hear|get|have|know|see|want|need|welcome|appreciate)\s+(?:\w+\s+)?your\s+(?:suggestions?|recommendations?|picks?)\b"
+    r"|\bwhat(?:'s| is| are|'re| would be)\s+your\s+(?:suggestions?|recommendations?|picks?)\b",
+    re.IGNORECASE,
+)
 # the recommender telling the seeker what it said: "you mentioned Heat", "you said you loved Alien"
 _RECALL = re.compile(r"\byou(?:'ve| have)?\s+(?:mentioned|said|told me|brought up)\b", re.IGNORECASE)
 # "I'm glad you enjoyed it" to a seeker who said no such thing (or has not seen the movie yet)
@@ -46,6 +52,9 @@ _AS_SEEKER = re.compile(  # a recommender talking like the one who wants a movie
     r"|\bI(?:'ll| will) keep looking\b|\bshould I (?:watch|see)\b"
     r"|\b(?:do|can|could) you have (?:any )?(?:other |more )?(?:recommendations|suggestions)\b"
     r"|\bwhat (?:other )?(?:recommendations|suggestions) do you have\b"
+    r"|\bis there (?:a|any) (?:movie|film) you(?:'d| would)? (?:recommend|suggest)\b|\bwhat else is (?:good|worth)\b"
+    r"|\bI appreciate your (?:help|recommendations?|suggestions?|advice)\b|\bI(?:'m| am) not interested in (?:that|this|it)\b"
+    r"|\bwhat (?:other|else) (?:movies?|films?) (?:would|do|can|could) you (?:recommend|suggest)\b"
     r"|\b(?:can|could) you (?:recommend|suggest)\b|\byou could (?:recommend|suggest)\b"
     r"|\b(?:thanks|thank you)(?:\s+(?:so|very)\s+much)?\s+for\s+(?:the|your|all the|these)\s+(?:\w+\s+)?(?:suggestions?|recommendations?)\b"
     r"|\bI(?:'ll| will)\s+(?:definitely\s+|surely\s+)?(?:watch it|check (?:it|that) out|give (?:it|that) a (?:try|shot|watch)|add it to my)\b"
@@ -57,7 +66,8 @@ _AS_RECOMMENDER = re.compile(  # a seeker talking like the one who suggests
     r"|\b(?:glad|happy)\s+(?:that\s+)?you\s+(?:liked|enjoyed|loved|like|enjoy|love)\b|\bI hope you(?:'ll| will)? (?:enjoy|like|love)\b"
     r"|\byou should (?:watch|see|try|check out)\b|\blet me know (?:if|what|how) you\b|\byou(?:'ll| will) (?:enjoy|like|love)\b"
     r"|\bhow (?:can|may) I (?:help|assist) you\b"
-    r"|\bwhat (?:kind|type|sort|genres?)s? of (?:movies?|films?) do you (?:like|enjoy|love|prefer|usually|watch)\b",
+    r"|\bwhat (?:kind|type|sort|genres?)s? of (?:movies?|films?) do you (?:like|enjoy|love|prefer|usually|watch)\b"
+    r"|\bwhat (?:genres?|kinds? of (?:movies?|films?)) do you (?:like|enjoy|love|prefer)\b",
     re.IGNORECASE,
 )
 _FAREWELL_WORDS = (  # a goodbye proper, that only the dialogue's last turns may say
@@ -102,7 +112,8 @@ def unsaid_reference(text: str, context: ReplyContext) -> Defect | None:
     said = (*context.other_earlier, context.other_last)
     for sentence in sentences(text):
         if _REFERENCE.search(sentence) or _RECALL.search(sentence):
-            if context.role == "seeker" and not context.mentioned and _REFERENCE.search(sentence):
+            if context.role == "seeker" and not context.mentioned and _REFERENCE.search(sentence) \
+                    and not _ASKS_FOR.search(sentence):
                 return Defect("unsaid_reference", f'speaks of suggestions before any: "{sentence[:100]}"')
             for title in titles_with_years(sentence) + [t for t in context.titles if mentions(sentence, t)]:
                 if not any(mentions(other, title) for other in said) and title not in context.mentioned:
@@ -126,6 +137,14 @@ def unnamed_recommendation(text: str, recommends: str | None) -> Defect | None:
     if recommends is None or mentions(text, recommends):
         return None
     return Defect("unnamed_recommendation", f"recommends {recommends} without naming it")
+
+
+def naming_recommendation(text: str, recommends: str) -> str:
+    """A recommendation that never names its movie, repaired: the title put before its words ("How about Heat
+    (1995)? It's a tense crime drama ..."), the repair of the last resort once re-samples did not name it."""
+    if mentions(text, recommends):
+        return text
+    return f"How about {recommends}? {text}".strip()
 
 
 def recites_target(text: str, context: ReplyContext) -> Defect | None:
