@@ -211,10 +211,10 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
 
 @pytest.mark.parametrize("source", ["demo", "movielens+rt"])
 def test_default_model_runs_export_as_the_fields_readers_read_them(tmp_path, source):
-    """One short dialogue (6 turns after the greeting) of the default model from each source, exported to ReDial and PEARL and read by the field's
-    rules (tests/export_readers.py): every mention located by the ReDial loader's rule and in movieMentions,
-    every movieMentions id in the text, at least one movie named, 95% of spotted titles tagged; PEARL from the
-    seeker, the recommender trained."""
+    """One short dialogue (6 turns after the greeting) of the default model from each source, exported to
+    ReDial and PEARL and read by the field's rules (tests/export_readers.py): every mention located by the
+    ReDial loader's rule and in movieMentions, every movieMentions id in the text, at least one movie named,
+    95% of spotted titles tagged; PEARL from the seeker, the recommender trained."""
     run = tmp_path / "run"
     extra = [] if source == "demo" else ["--source", source]
     result = run_synth("generate", "--n", "1", "--seed", "11", "--max-utterances", "6", "--out", str(run),

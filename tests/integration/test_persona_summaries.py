@@ -17,7 +17,8 @@ def test_persona_summaries_are_made_once_per_user_then_read_from_the_cache(tmp_p
     def generate(out):
         result = run_synth(
             "generate", "--source", "movielens", "--persona-summaries", "--n", "2", "--seed", "11",
-            "--max-utterances", "2", "--reply-resamples", "0", "--model", SMOLLM, "--out", str(out), "--no-progress", env=env,
+            "--max-utterances", "2", "--reply-resamples", "0", "--model", SMOLLM, "--out", str(out),
+            "--no-progress", env=env,
         )
         assert result.returncode == 0, result.stderr
         return json.loads((out / "manifest.json").read_text())["counts"], read_records(out)
