@@ -25,6 +25,7 @@ from synth.replies import (
     seeker_schema,
     spoken_text,
 )
+from synth.reply_repairs import named_recommendation
 from synth.simulators import (
     Line,
     Sampling,
@@ -33,7 +34,6 @@ from synth.simulators import (
     asking,
     check_recommender,
     check_seeker,
-    named_recommendation,
     suggested_before,
 )
 from synth.strategy.model import StrategyModel, recommends

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from synth.analysis.defects import Defect, ReplyContext, avoid_line, check_decision, check_reply, naming_recommendation
+from synth.analysis.defects import Defect, ReplyContext, avoid_line, check_decision, check_reply
 from synth.llm.ask import ask_until_parsed
 from synth.llm.base import ChatBackend, Completion
 from synth.prompting import PromptSet
@@ -22,6 +22,7 @@ from synth.replies import (
     recommender_schema,
     seeker_schema,
 )
+from synth.reply_repairs import named_recommendation, spoken_in_role
 from synth.strategy.plans import asks_first
 from synth.strategy.wording import instruction, utterance_limit
 from synth.target_hints import target_hints
@@ -226,7 +227,7 @@ class Simulator:
             for r, found in attempts if r is not kept
         ]
         checks = ReplyChecks(resampled=turned_down, kept_defects=[str(d) for d in kept_defects])
-        return replace(kept, checks=checks)  # type: ignore[type-var]
+        return spoken_in_role(replace(kept, checks=checks), self.role, inspect)  # type: ignore[type-var]
 
 
 class Seeker(Simulator):
@@ -365,21 +366,6 @@ class Recommender(Simulator):
             inspect=None if context is None else lambda reply: check_recommender(reply, context, candidates or [], about),
         )
         return named_recommendation(reply, candidates or [])
-
-
-def named_recommendation(reply: RecommenderReply, candidates: Sequence[Item]) -> RecommenderReply:
-    """A reply recommending one of `candidates` whose words never name it, repaired with its title in front
-    (synth.analysis.defects.state.naming_recommendation); its checks record the repair instead of the defect."""
-    title = next((item.display for item in candidates if item.id == reply.item_id), None)
-    text = reply.utterance if title is None else naming_recommendation(reply.utterance, title)
-    if text == reply.utterance:
-        return reply
-    checks = reply.checks or ReplyChecks()
-    checks = checks.model_copy(update={
-        "kept_defects": [d for d in checks.kept_defects if not d.startswith("unnamed_recommendation")],
-        "repaired": [*checks.repaired, f"unnamed_recommendation: put {title} before its words"],
-    })
-    return replace(reply, utterance=text, checks=checks)
 
 
 def check_recommender(reply: RecommenderReply, context: ReplyContext, candidates: Sequence[Item], about: Item | None) -> list[Defect]:

@@ -18,7 +18,7 @@ from synth.analysis.defects import (
 )
 from synth.records import Item, ReplyChecks, Review
 from synth.replies import RecommenderReply, parse_seeker, seeker_schema
-from synth.simulators import named_recommendation
+from synth.reply_repairs import named_recommendation, spoken_in_role
 from synth.target_hints import era_of, mood_words, target_hints
 
 SE7EN = Item(id="m032", title="Se7en", year=1995, genres=["Crime", "Mystery", "Thriller"],
@@ -48,6 +48,7 @@ def names(text, context, named=None, recommends=None) -> list[str]:
     [
         ("I think I might like the movie you mentioned, Double Indemnity (1944).", seeker(), None, None, "unsaid_reference"),
         ("Thanks for the suggestions, I'll definitely give it a try. Good night!", seeker(), None, None, "unsaid_reference"),
+        ("I appreciate your suggestions, I'm in the mood for something tense.", seeker(), None, None, "unsaid_reference"),
         ("Thanks for the suggestions, I'll definitely give it a try. Good night!", seeker(), None, None, "early_goodbye"),
         ("Thank you for your help. I appreciate it.", seeker(), None, None, "early_goodbye"),
         ("I'm glad you enjoyed it!", ReplyContext("recommender", other_last="I haven't seen it, what is it about?"), None, None,
@@ -111,6 +112,7 @@ def test_each_dialogue_state_detector_finds_the_defect_a_reader_found(text, cont
         ("Glad you picked it. Enjoy the movie, good night!", recommender(mentioned=("Heat (1995)",), closing=True), None, None),
         ("What other movies do you love?", recommender(question=True), None, None),
         ("I'm excited to find a movie that's thrilling, and I'd love to hear your recommendation.", seeker(), None, None),
+        ("I'm in the mood for something tense and would really appreciate your suggestions.", seeker(), None, None),
         ("Have you seen Se7en (1995)? It is as tense as Alien (1979), which you loved.",
          ReplyContext("recommender", other_last="I loved Alien (1979).", items=(SE7EN,), question=True),
          "Se7en (1995)", "Se7en (1995)"),
@@ -131,6 +133,24 @@ def test_a_recommendation_still_unnamed_after_its_resamples_is_repaired_with_its
     assert repaired.checks.repaired == ["unnamed_recommendation: put Halloween (1978) before its words"]
     assert named_recommendation(RecommenderReply("", text, None), [halloween]).checks is None  # no recommendation
     assert names(repaired.utterance, recommender(), halloween.display, halloween.display) == []
+
+
+def test_a_reply_still_speaking_as_the_other_role_after_its_resamples_loses_those_sentences():
+    context = recommender()
+
+    def inspect(reply):
+        return check_reply(reply.utterance, context, "Halloween (1978)", "Halloween (1978)")
+
+    text = "I'm not interested in that one. How about Halloween (1978)? It's tense and suspenseful."
+    found = [str(d) for d in inspect(RecommenderReply("", text, "m1"))]
+    assert [d.split(":")[0] for d in found] == ["speaks_as_other"]
+    repaired = spoken_in_role(RecommenderReply("", text, "m1", ReplyChecks(kept_defects=found)), "recommender", inspect)
+    assert repaired.utterance == "How about Halloween (1978)? It's tense and suspenseful."
+    assert repaired.checks.kept_defects == [] and repaired.checks.repaired[0].startswith("speaks_as_other")
+    alone = RecommenderReply("", "I'm not interested in that one.", None, ReplyChecks(kept_defects=found))
+    assert spoken_in_role(alone, "recommender", inspect) is alone  # nothing would be left: kept as it is
+    clean = RecommenderReply("", text, "m1", ReplyChecks(kept_defects=["x: y"]))
+    assert spoken_in_role(clean, "recommender", inspect) is clean  # no speaks_as_other kept: nothing to repair
 
 
 def test_a_turn_that_must_ask_unless_it_recommends():

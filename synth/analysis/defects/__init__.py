@@ -4,7 +4,7 @@
 from synth.analysis.defects.checks import avoid_line, check_decision, check_reply
 from synth.analysis.defects.detectors import Defect, ReplyContext
 from synth.analysis.defects.rates import DEFECTS, STATE_DEFECTS, Rate, applies, defect_rates, dialogues_with_any
-from synth.analysis.defects.state import naming_recommendation
+from synth.analysis.defects.state import naming_recommendation, without_other_role
 from synth.analysis.defects.views import (
            Spoken,
            dialogue_items,
@@ -20,4 +20,4 @@ from synth.analysis.defects.views import (
 
 __all__ = ["DEFECTS", "STATE_DEFECTS", "Defect", "Rate", "ReplyContext", "Spoken", "applies", "avoid_line", "check_decision", "check_reply",
            "defect_rates", "dialogue_items", "dialogue_utterances", "dialogues_with_any", "naming_recommendation", "next_history", "other_earlier",
-           "question_move", "record_utterances", "split_opinion", "target_draw", "taste"]
+           "question_move", "record_utterances", "split_opinion", "target_draw", "taste", "without_other_role"]

@@ -29,9 +29,11 @@ _REFERENCE = re.compile(
     r"(?:\w+\s+)?(?:suggestions?|recommendations?|ideas?|tips?|picks?|options?)\b",
     re.IGNORECASE,
 )
-# a seeker asking for a suggestion yet to come: "I'd love to hear your recommendations", "what's your pick?"
+# a seeker asking for a suggestion yet to come: "I'd love to hear your recommendations", "I'd appreciate your
+# suggestions", "what's your pick?" (but "I appreciate your suggestions" thanks for some)
 _ASKS_FOR = re.compile(
-    r"\b(?:hear|get|have|know|see|want|need|welcome|appreciate)\s+(?:\w+\s+)?your\s+(?:suggestions?|recommendations?|picks?)\b"
+    r"\b(?:hear|get|have|know|see|want|need)\s+(?:\w+\s+)?your\s+(?:suggestions?|recommendations?|picks?)\b"
+    r"|\b(?:'d|would)\s+(?:really\s+|greatly\s+)?(?:welcome|appreciate|love)\s+(?:\w+\s+)?your\s+(?:suggestions?|recommendations?|picks?)\b"
     r"|\bwhat(?:'s| is| are|'re| would be)\s+your\s+(?:suggestions?|recommendations?|picks?)\b",
     re.IGNORECASE,
 )
@@ -130,6 +132,15 @@ def speaks_as_other(text: str, context: ReplyContext) -> Defect | None:
     found = pattern.search(text)
     other = "seeker" if context.role == "recommender" else "recommender"
     return None if found is None else Defect("speaks_as_other", f'speaks as the {other}: "{found.group(0)}"')
+
+
+def without_other_role(text: str, role: str) -> str:
+    """A reply that speaks as the other role in some of its sentences, repaired: those sentences dropped ("I'm
+    not interested in that one. How about Heat (1995)?" keeps its question), the repair of the last resort once
+    re-samples did not mend it. A reply whose every sentence speaks as the other role is returned as it is."""
+    pattern = _AS_SEEKER if role == "recommender" else _AS_RECOMMENDER
+    kept = [sentence for sentence in sentences(text) if not pattern.search(sentence)]
+    return " ".join(sentence.strip() for sentence in kept) if kept else text
 
 
 def unnamed_recommendation(text: str, recommends: str | None) -> Defect | None:
