@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import typer
 
-from synth.cli import acts, benchmark, data, exports, filter, generate, merge, report, stats
+from synth.cli import acts, benchmark, data, evaluate, exports, filter, generate, merge, report, stats
 from synth.cli.errors import one_line_errors
 
 app = typer.Typer(
@@ -43,6 +43,7 @@ for name, command in [
     ("stats", stats.stats),
     ("report", report.report),
     ("benchmark", benchmark.benchmark),
+    ("evaluate", evaluate.evaluate),
     ("export", exports.export),
     ("publish", exports.publish),
 ]:

@@ -91,6 +91,11 @@ def _targets(path: Path, _mtime_ns: int) -> tuple[str, ...]:
     return _deduplicated(normalise_space(name) for name in names)
 
 
+def dialogue_targets(dialogue: Dialogue, kind: str) -> list[str]:
+    """The "Title (Year)" targets of one dialogue of a `kind` ('redial' or 'inspired') set, in its order."""
+    return _redial_targets(dialogue) if kind == "redial" else _inspired_targets(dialogue)
+
+
 def _redial_targets(dialogue: Dialogue) -> list[str]:
     forms = dialogue.meta.get("initiatorQuestions") or dialogue.meta.get("respondentQuestions") or {}
     return [

@@ -1,0 +1,1 @@
+"""`synth evaluate`: synth's seeker talks to a conversational recommender and scores it (issue #44)."""

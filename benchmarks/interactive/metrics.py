@@ -1,0 +1,78 @@
+"""The scores of one CRS over its conversations: success and Recall@k after each turn (the target in the top
+k of any CRS turn so far; mentioned items never count), success at the first recommendation against later
+ones, turns to success, the leak rate, and bootstrap intervals over the cases."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from statistics import fmean
+
+from synth.benchmarks.interactive.conversation import Conversation
+
+CUTS = (1, 10, 50)
+BOOTSTRAP = 1000
+
+
+def hit_by(conversation: Conversation, k: int, turn: int) -> bool:
+    """Whether the target was in the top `k` of a ranking of the first `turn` CRS turns (or recommended)."""
+    if conversation.success_turn is not None and conversation.success_turn <= turn:
+        return True
+    return any(rank is not None and rank <= k for rank in conversation.ranks[:turn])
+
+
+def first_recommendation(conversation: Conversation) -> int | None:
+    return next((i + 1 for i, item in enumerate(conversation.recommended) if item is not None), None)
+
+
+def interval(values: Sequence[float], seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of `values` over BOOTSTRAP resamples (seeded)."""
+    if not values:
+        return (0.0, 0.0)
+    rng = random.Random(f"bootstrap-{seed}")
+    means = sorted(fmean(rng.choices(values, k=len(values))) for _ in range(BOOTSTRAP))
+    low = means[int((1 - level) / 2 * BOOTSTRAP)]
+    high = means[min(int((1 + level) / 2 * BOOTSTRAP), BOOTSTRAP - 1)]
+    return (round(low, 4), round(high, 4))
+
+
+def with_interval(values: Sequence[float], seed: int) -> dict[str, object]:
+    return {"mean": round(fmean(values), 4) if values else 0.0, "ci95": list(interval(values, seed))}
+
+
+def scores(conversations: Sequence[Conversation], turns: int, seed: int = 0) -> dict[str, object]:
+    """Every figure of one CRS; a conversation that ended on an error counts as a failure."""
+    def values(measure: Callable[[Conversation], object]) -> list[float]:
+        return [float(bool(measure(c))) for c in conversations]
+
+    def share(measure: Callable[[Conversation], object]) -> float:
+        return round(fmean(values(measure)), 4) if conversations else 0.0
+
+    firsts = {c.case: first_recommendation(c) for c in conversations}
+    successes = [c.success_turn for c in conversations if c.success_turn is not None]
+    seeker_messages = sum(len(c.ranks) + 1 for c in conversations)
+    return {
+        "conversations": len(conversations),
+        "success": with_interval(values(lambda c: c.success_turn is not None), seed),
+        "success_by_turn": [share(lambda c, t=t: c.success_turn is not None and c.success_turn <= t)
+                            for t in range(1, turns + 1)],
+        **{f"recall@{k}": with_interval(values(lambda c, k=k: hit_by(c, k, turns)), seed) for k in CUTS},
+        "recall_by_turn": {f"recall@{k}": [share(lambda c, k=k, t=t: hit_by(c, k, t)) for t in range(1, turns + 1)]
+                           for k in CUTS},
+        "success_at_first_recommendation": share(lambda c: c.success_turn is not None and c.success_turn == firsts[c.case]),
+        "success_later": share(lambda c: c.success_turn is not None and c.success_turn > (firsts[c.case] or 0)
+                               and c.success_turn != firsts[c.case]),
+        "turns_to_success": round(fmean(successes), 2) if successes else None,
+        "leak_rate": round(sum(c.leaks for c in conversations) / max(seeker_messages, 1), 4),
+        "leaks_reaching_crs": sum(c.leaks_to_crs for c in conversations),
+        "turns_without_item": sum(c.no_item_turns for c in conversations),
+        "errors": sum(c.error is not None for c in conversations),
+        "seconds_per_conversation": round(fmean(c.seconds for c in conversations), 2) if conversations else 0.0,
+    }
+
+
+def separated(a: dict[str, object], b: dict[str, object], metric: str = "recall@10") -> bool:
+    """Whether two CRSs' 95% intervals of `metric` do not overlap."""
+    low_a, high_a = a[metric]["ci95"]  # type: ignore[index]
+    low_b, high_b = b[metric]["ci95"]  # type: ignore[index]
+    return high_a < low_b or high_b < low_a

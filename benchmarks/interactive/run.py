@@ -1,0 +1,215 @@
+"""`synth evaluate`: the cases, the CRSs (and, with --validate, their degraded twins), one conversation per
+case and CRS, and the results. Each CRS writes its conversations to a folder of its own as they finish
+(dialogues.jsonl, which `stats`, `filter` and `report` read, and conversations.jsonl with the ranks), so the
+same command resumes where it stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from synth.analysis.stats.corpus import resolve_spec
+from synth.benchmarks.crs.baselines.base import Setup, TrainingData
+from synth.benchmarks.crs.baselines.popularity import Popularity
+from synth.benchmarks.crs.cache import fit_or_load
+from synth.benchmarks.crs.cases import recommendation_cases, response_cases
+from synth.benchmarks.crs.datasets import load_dataset, parse_specs
+from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.crs.registry import LLM, RECOMMENDERS
+from synth.benchmarks.interactive.cases import CaseReport, EvalCase, human_cases, run_cases, sample_cases
+from synth.benchmarks.interactive.conversation import Conversation, converse
+from synth.benchmarks.interactive.crs import BaselineCrs, Crs, Message, OracleCrs, RandomCrs, ShuffledTwin
+from synth.benchmarks.interactive.metrics import scores, separated
+from synth.benchmarks.interactive.remote import ChatModelCrs, CrsError, HttpCrs
+from synth.config import BackendConfig
+from synth.datasets import detect_format, load_dialogues
+from synth.errors import SynthError
+from synth.llm.factory import make_backend
+from synth.prompting import PromptSet
+from synth.runs.records import load_records
+from synth.simulators import Sampling, Seeker
+
+SANITY = ("oracle", "random")
+PROBE = [Message("seeker", "Hi! I'd like a movie for tonight.")]
+
+
+@dataclass
+class EvaluateOptions:
+    """What `run_evaluation` plays and how."""
+
+    crs: list[str]
+    test: str
+    out: Path
+    train: str | None = None
+    n: int | None = 30
+    turns: int = 3
+    warm_start: bool = True
+    validate: bool = False
+    seed: int = 0
+    concurrency: int = 4
+    seeker: BackendConfig = field(default_factory=BackendConfig)
+    crs_model: str | None = None
+    reply_resamples: int = 2
+    max_tokens: int = 160
+    cache_dir: Path | None = None
+
+
+def load_cases(options: EvaluateOptions, space: ItemSpace, report: CaseReport) -> list[EvalCase]:
+    """The test set's cases (a seeded sample of `n`); a set with no target in the catalog is an error."""
+    label, path = resolve_spec(options.test)
+    if not path.exists():
+        raise SynthError(f"test set '{options.test}': no such file, run folder or shared set")
+    kind = detect_format(path)
+    if kind == "synth":
+        cases = run_cases(load_records(path), report)
+    elif kind in ("redial", "inspired"):
+        cases = human_cases(load_dialogues(path, kind), kind, space, report, options.warm_start)
+    else:
+        raise SynthError(f"test set '{options.test}' is {kind}, which records no targets: use a ReDial or INSPIRED "
+                         "file (or their shared names) or a synth run")
+    if not cases:
+        raise SynthError(f"test set '{options.test}' has no target in the catalog ({report.targets} targets)")
+    return sample_cases(cases, options.n, options.seed)
+
+
+def training(options: EvaluateOptions, space: ItemSpace) -> TrainingData | None:
+    if options.train is None:
+        return None
+    (spec,) = parse_specs([options.train])[:1]
+    data = load_dataset(spec, space)
+    return TrainingData(data.label, data.fingerprint, data.conversations, recommendation_cases(data.conversations),
+                        response_cases(data.conversations))
+
+
+def build_crs(name: str, options: EvaluateOptions, space: ItemSpace, cases: Sequence[EvalCase],
+              train: TrainingData | None, setup: Setup) -> Crs:
+    """One CRS by its name or address; SynthError naming what is known for anything else."""
+    if name == "oracle":
+        return OracleCrs({c.id: c.target for c in cases}, space)
+    if name == "random":
+        return RandomCrs(space, options.seed)
+    if name.startswith("http:") or name.startswith("https:"):
+        url = name.removeprefix("http:") if name.startswith("http:http") else name
+        return HttpCrs(url if "://" in url else f"http:{url}", space)
+    if name.startswith("openai:"):
+        if not options.crs_model:
+            raise SynthError("an openai: CRS needs --crs-model (the model name its server answers to)")
+        backend = make_backend(BackendConfig(backend="openai", base_url=name.removeprefix("openai:"), model=options.crs_model))
+        return ChatModelCrs(backend, space, f"openai:{options.crs_model}", options.max_tokens, options.seed)
+    if name in RECOMMENDERS and name not in LLM:
+        if train is None:
+            raise SynthError(f"CRS '{name}' is a trained baseline: give --train (for example redial-train)")
+        model = RECOMMENDERS[name](setup)
+        fit_or_load(model, train, setup)
+        return BaselineCrs(model, space)
+    known = ", ".join([*SANITY, *(n for n in RECOMMENDERS if n not in LLM), "openai:URL", "http:URL"])
+    raise SynthError(f"unknown CRS '{name}'; known: {known}")
+
+
+def twins(crs: Crs, train: TrainingData | None, setup: Setup, space: ItemSpace, seed: int) -> list[Crs]:
+    """--validate: the CRS's degraded twins, one that ignores the conversation (popularity on the training
+    set) and one whose ranking is shuffled."""
+    found: list[Crs] = [ShuffledTwin(crs, space, seed)]
+    if train is not None:
+        popularity = Popularity(setup)
+        fit_or_load(popularity, train, setup)
+        found.insert(0, BaselineCrs(popularity, space, f"{crs.name} (popularity twin)"))
+    return found
+
+
+def folder_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+
+
+def done_conversations(folder: Path) -> dict[str, Conversation]:
+    """The conversations a folder already holds (its whole lines), by case id."""
+    path = folder / "conversations.jsonl"
+    if not path.exists():
+        return {}
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.endswith("\n"):
+            data = json.loads(line)
+            found[data["case"]] = Conversation(**data)
+    return found
+
+
+async def play_crs(crs: Crs, cases: Sequence[EvalCase], seeker: Seeker, space: ItemSpace, options: EvaluateOptions,
+                   on_done: Callable[[], None] = lambda: None) -> list[Conversation]:
+    """Every case against one CRS (those already in its folder read back), `options.concurrency` at once."""
+    folder = options.out / folder_name(crs.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = done_conversations(folder)
+    gate = asyncio.Semaphore(options.concurrency)
+    lock = asyncio.Lock()
+
+    async def one(index: int, case: EvalCase) -> None:
+        async with gate:
+            record, result = await converse(case, crs, seeker, space, turns=options.turns,
+                                            seed=options.seed * 1_000_003 + index * 1000)
+        async with lock:
+            with (folder / "dialogues.jsonl").open("a", encoding="utf-8") as out:
+                out.write(record.model_dump_json() + "\n")
+            with (folder / "conversations.jsonl").open("a", encoding="utf-8") as out:
+                out.write(json.dumps(result.as_dict()) + "\n")
+            done[case.id] = result
+        on_done()
+
+    await asyncio.gather(*(one(i, c) for i, c in enumerate(cases) if c.id not in done))
+    return [done[c.id] for c in cases]
+
+
+async def probe(crs: Crs) -> None:
+    """A remote CRS answers one greeting inside its protocol before anything is written (CrsError if not)."""
+    if isinstance(crs, (HttpCrs, ChatModelCrs)):
+        await crs.respond("probe", PROBE, [])
+
+
+def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None,
+                   on_done: Callable[[], None] = lambda: None) -> dict[str, Any]:
+    """Play every CRS on the cases and return the results document (also written to the out folder)."""
+    space = space or ItemSpace.movielens()
+    report = CaseReport()
+    cases = load_cases(options, space, report)
+    train = training(options, space)
+    setup = Setup(space, options.seed, cache_dir=options.cache_dir, progress=False)
+    systems = [build_crs(name, options, space, cases, train, setup) for name in options.crs]
+    if options.validate:
+        systems += [twin for crs in list(systems) if crs.name not in SANITY for twin in twins(crs, train, setup, space, options.seed)]
+    seeker_backend = make_backend(options.seeker)
+    seeker = Seeker(seeker_backend, PromptSet.load(), Sampling(options.max_tokens, 0.0, 3, options.reply_resamples))
+
+    async def everything() -> dict[str, list[Conversation]]:
+        try:
+            for crs in systems:
+                await probe(crs)
+            return {crs.name: await play_crs(crs, cases, seeker, space, options, on_done) for crs in systems}
+        finally:
+            for crs in systems:
+                await crs.aclose()
+            await seeker_backend.aclose()
+
+    played = asyncio.run(everything())
+    results = {
+        "settings": {"test": options.test, "train": options.train, "turns": options.turns, "seed": options.seed,
+                     "warm_start": options.warm_start, "seeker_model": seeker_backend.model_info.name},
+        "cases": report.as_dict() | {"played": len(cases)},
+        "systems": {name: scores(conversations, options.turns, options.seed) for name, conversations in played.items()},
+    }
+    for crs in systems:
+        if isinstance(crs, RandomCrs):
+            results["systems"][crs.name]["expected_by_chance"] = crs.expected(options.turns)
+    if options.validate:
+        results["validation"] = {
+            twin: {"of": name, "separated_recall@10": separated(results["systems"][name], results["systems"][twin])}
+            for name in played for twin in played if twin.startswith(f"{name} (")
+        }
+    return results
+
+
+__all__ = ["CrsError", "EvaluateOptions", "run_evaluation"]
