@@ -95,7 +95,7 @@ def build_crs(name: str, options: EvaluateOptions, space: ItemSpace, cases: Sequ
         return RandomCrs(space, options.seed)
     if name.startswith("http:") or name.startswith("https:"):
         url = name.removeprefix("http:") if name.startswith("http:http") else name
-        return HttpCrs(url if "://" in url else f"http:{url}", space)
+        return HttpCrs(url if "://" in url else f"http://{url.removeprefix('http:')}", space)
     if name.startswith("openai:"):
         if not options.crs_model:
             raise SynthError("an openai: CRS needs --crs-model (the model name its server answers to)")
