@@ -24,17 +24,20 @@ from synth.benchmarks.crs.registry import LLM, RECOMMENDERS
 from synth.benchmarks.interactive.cases import CaseReport, EvalCase, human_cases, run_cases, sample_cases
 from synth.benchmarks.interactive.conversation import Conversation, converse
 from synth.benchmarks.interactive.crs import BaselineCrs, Crs, Message, OracleCrs, RandomCrs, ShuffledTwin
+from synth.benchmarks.interactive.llm_crs import SynthLlmCrs
 from synth.benchmarks.interactive.metrics import scores, separated
 from synth.benchmarks.interactive.remote import ChatModelCrs, CrsError, HttpCrs
 from synth.config import BackendConfig
 from synth.datasets import detect_format, load_dialogues
 from synth.errors import SynthError
+from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
 from synth.prompting import PromptSet
 from synth.runs.records import load_records
-from synth.simulators import Sampling, Seeker
+from synth.simulators import Recommender, Sampling, Seeker
 
 SANITY = ("oracle", "random")
+SYNTH_LLM = "synth-llm"
 PROBE = [Message("seeker", "Hi! I'd like a movie for tonight.")]
 
 
@@ -87,8 +90,12 @@ def training(options: EvaluateOptions, space: ItemSpace) -> TrainingData | None:
 
 
 def build_crs(name: str, options: EvaluateOptions, space: ItemSpace, cases: Sequence[EvalCase],
-              train: TrainingData | None, setup: Setup) -> Crs:
-    """One CRS by its name or address; SynthError naming what is known for anything else."""
+              train: TrainingData | None, setup: Setup, backend: ChatBackend) -> Crs:
+    """One CRS by its name or address, as `check_crs` allows (`backend`: the seeker's, which synth's LLM
+    recommender shares)."""
+    if name == SYNTH_LLM:
+        sampling = Sampling(options.max_tokens, 0.0, 3, 0)
+        return SynthLlmCrs(Recommender(backend, PromptSet.load(), sampling), space, seed=options.seed)
     if name == "oracle":
         return OracleCrs({c.id: c.target for c in cases}, space)
     if name == "random":
@@ -101,14 +108,22 @@ def build_crs(name: str, options: EvaluateOptions, space: ItemSpace, cases: Sequ
             raise SynthError("an openai: CRS needs --crs-model (the model name its server answers to)")
         backend = make_backend(BackendConfig(backend="openai", base_url=name.removeprefix("openai:"), model=options.crs_model))
         return ChatModelCrs(backend, space, f"openai:{options.crs_model}", options.max_tokens, options.seed)
-    if name in RECOMMENDERS and name not in LLM:
-        if train is None:
+    assert train is not None, "check_crs: a trained baseline has its training set"
+    model = RECOMMENDERS[name](setup)
+    fit_or_load(model, train, setup)
+    return BaselineCrs(model, space)
+
+
+def check_crs(options: EvaluateOptions) -> None:
+    """Every --crs is one `build_crs` makes, and a trained baseline has its --train (checked before any model
+    loads); SynthError naming what is known otherwise."""
+    for name in options.crs:
+        baseline = name in RECOMMENDERS and name not in LLM
+        if not (baseline or name in (*SANITY, SYNTH_LLM) or name.startswith(("http:", "https:", "openai:"))):
+            known = ", ".join([*SANITY, *(n for n in RECOMMENDERS if n not in LLM), SYNTH_LLM, "openai:URL", "http:URL"])
+            raise SynthError(f"unknown CRS '{name}'; known: {known}")
+        if baseline and options.train is None:
             raise SynthError(f"CRS '{name}' is a trained baseline: give --train (for example redial-train)")
-        model = RECOMMENDERS[name](setup)
-        fit_or_load(model, train, setup)
-        return BaselineCrs(model, space)
-    known = ", ".join([*SANITY, *(n for n in RECOMMENDERS if n not in LLM), "openai:URL", "http:URL"])
-    raise SynthError(f"unknown CRS '{name}'; known: {known}")
 
 
 def twins(crs: Crs, train: TrainingData | None, setup: Setup, space: ItemSpace, seed: int) -> list[Crs]:
@@ -173,16 +188,17 @@ async def probe(crs: Crs) -> None:
 def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None,
                    on_done: Callable[[], None] = lambda: None) -> dict[str, Any]:
     """Play every CRS on the cases and return the results document (also written to the out folder)."""
+    check_crs(options)
     space = space or ItemSpace.movielens()
     report = CaseReport()
     cases = load_cases(options, space, report)
     train = training(options, space)
     setup = Setup(space, options.seed, cache_dir=options.cache_dir, progress=False)
-    systems = [build_crs(name, options, space, cases, train, setup) for name in options.crs]
-    if options.validate:
-        systems += [twin for crs in list(systems) if crs.name not in SANITY for twin in twins(crs, train, setup, space, options.seed)]
     seeker_backend = make_backend(options.seeker)
     seeker = Seeker(seeker_backend, PromptSet.load(), Sampling(options.max_tokens, 0.0, 3, options.reply_resamples))
+    systems = [build_crs(name, options, space, cases, train, setup, seeker_backend) for name in options.crs]
+    if options.validate:
+        systems += [twin for crs in list(systems) if crs.name not in SANITY for twin in twins(crs, train, setup, space, options.seed)]
 
     async def everything() -> dict[str, list[Conversation]]:
         try:
