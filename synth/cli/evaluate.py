@@ -16,8 +16,9 @@ from synth.config import BackendConfig
 def evaluate(
     crs: list[str] = typer.Option(
         ..., "--crs", help="A CRS to evaluate (repeatable): oracle, random, a recommendation baseline of `synth "
-        "benchmark` trained on --train (popularity, cooccurrence, bm25, dense, neural), openai:URL (a chat model "
-        "behind an OpenAI-compatible server; --crs-model names it) or http:URL (synth's HTTP JSON protocol)."
+        "benchmark` trained on --train (popularity, cooccurrence, bm25, dense, neural), synth-llm (synth's own LLM "
+        "recommender), openai:URL (a chat model behind an OpenAI-compatible server; --crs-model names it) or "
+        "http:URL (synth's HTTP JSON protocol)."
     ),
     test: str = typer.Option(..., "--test", help="Cases: redial-test, inspired-test, a ReDial/INSPIRED file or a synth run."),
     train: Optional[str] = typer.Option(None, "--train", help="Training set of the baselines (e.g. redial-train)."),
