@@ -32,7 +32,10 @@ from synth.datasets import detect_format, load_dialogues
 from synth.errors import SynthError
 from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
+from synth.llm.request_cache import CachedBackend, RequestCache
+from synth.progress import progress_bar
 from synth.prompting import PromptSet
+from synth.runs.layout import REQUESTS_FILE
 from synth.runs.records import load_records
 from synth.simulators import Recommender, Sampling, Seeker
 
@@ -60,6 +63,8 @@ class EvaluateOptions:
     reply_resamples: int = 2
     max_tokens: int = 160
     cache_dir: Path | None = None
+    request_cache: bool = True  # the seeker's and synth-llm's model answers, in out/requests.sqlite
+    progress: bool = True
 
 
 def load_cases(options: EvaluateOptions, space: ItemSpace, report: CaseReport) -> list[EvalCase]:
@@ -185,8 +190,7 @@ async def probe(crs: Crs) -> None:
         await crs.respond("probe", PROBE, [])
 
 
-def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None,
-                   on_done: Callable[[], None] = lambda: None) -> dict[str, Any]:
+def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> dict[str, Any]:
     """Play every CRS on the cases and return the results document (also written to the out folder)."""
     check_crs(options)
     space = space or ItemSpace.movielens()
@@ -194,7 +198,10 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None,
     cases = load_cases(options, space, report)
     train = training(options, space)
     setup = Setup(space, options.seed, cache_dir=options.cache_dir, progress=False)
-    seeker_backend = make_backend(options.seeker)
+    seeker_backend: ChatBackend = make_backend(options.seeker)
+    if options.request_cache:
+        options.out.mkdir(parents=True, exist_ok=True)
+        seeker_backend = CachedBackend(seeker_backend, RequestCache(options.out / REQUESTS_FILE))
     seeker = Seeker(seeker_backend, PromptSet.load(), Sampling(options.max_tokens, 0.0, 3, options.reply_resamples))
     systems = [build_crs(name, options, space, cases, train, setup, seeker_backend) for name in options.crs]
     if options.validate:
@@ -204,7 +211,15 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None,
         try:
             for crs in systems:
                 await probe(crs)
-            return {crs.name: await play_crs(crs, cases, seeker, space, options, on_done) for crs in systems}
+            with progress_bar(options.progress, "evaluate", "{task.fields[crs]}", eta=True) as bar:
+                task = bar.add_task("evaluate", total=len(cases) * len(systems), crs="")
+                played = {}
+                for crs in systems:
+                    bar.update(task, crs=crs.name)
+                    played[crs.name] = await play_crs(crs, cases, seeker, space, options,
+                                                      lambda: bar.advance(task))
+                    bar.update(task, completed=len(played) * len(cases))
+                return played
         finally:
             for crs in systems:
                 await crs.aclose()

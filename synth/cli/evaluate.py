@@ -37,6 +37,9 @@ def evaluate(
     crs_model: Optional[str] = typer.Option(None, help="The model an openai: CRS answers as."),
     reply_resamples: int = typer.Option(2, min=0, help="Re-samples of a seeker message that names its target."),
     cache_dir: Path = typer.Option(Path("~/.cache/synth/benchmarks"), help="Fitted baselines, reused."),
+    request_cache: bool = typer.Option(
+        True, "--request-cache/--no-request-cache", help="Keep the seeker's model answers in --out/requests.sqlite."
+    ),
     progress: bool = progress_option(),
 ) -> None:
     """Play each --crs against synth's seeker on the cases of --test and score it: success and Recall@k after
@@ -50,6 +53,6 @@ def evaluate(
     options = EvaluateOptions(
         crs=crs, test=test, out=out, train=train, n=n, turns=turns, warm_start=warm_start, validate=validate,
         seed=seed, concurrency=concurrency, seeker=seeker, crs_model=crs_model, reply_resamples=reply_resamples,
-        cache_dir=cache_dir.expanduser(),
+        cache_dir=cache_dir.expanduser(), request_cache=request_cache, progress=progress,
     )
     write_results(out, run_evaluation(options), evaluation_results)
