@@ -13,6 +13,8 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from synth.analysis.stats.corpus import utterance_text
 from synth.benchmarks.crs.items import ItemSpace, MappingReport
 from synth.data.dialogues import Dialogue
@@ -20,6 +22,7 @@ from synth.data.reference_targets import dialogue_targets
 from synth.records import DialogueRecord, Persona, Review
 
 LIKED = 1.0  # the score of a movie the seeker liked (a human case has no ratings: its questionnaire or mentions)
+HISTORY, WANTS, LIKE = 8, 3, 4.0  # target-free: ratings shown as taste, movies held out, a "liked" rating
 
 
 @dataclass(frozen=True)
@@ -39,10 +42,17 @@ class EvalCase:
     persona: Persona
     warm_start: tuple[WarmTurn, ...] = ()
     source: str = ""  # the dialogue or record it comes from
+    wants: tuple[str, ...] = ()  # target-free: the held-out movies the seeker liked (any of them is a success)
 
     @property
     def target(self) -> str:
-        return self.persona.target.item
+        """The hidden target (target-free: the first of the wants)."""
+        return self.wants[0] if self.wants else self.persona.target.item
+
+    @property
+    def goals(self) -> tuple[str, ...]:
+        """What counts as a success: the target, or any of the wants."""
+        return self.wants or (self.target,)
 
     @property
     def mentioned(self) -> tuple[str, ...]:
@@ -115,6 +125,32 @@ def run_cases(records: Iterable[DialogueRecord], report: CaseReport) -> list[Eva
             continue
         report.targets += 1
         cases.append(EvalCase(f"{record.id}:{record.target_item.id}", record.persona, (), record.id))
+    report.cases += len(cases)
+    return cases
+
+
+def target_free_cases(ratings: pd.DataFrame, space: ItemSpace, report: CaseReport, *, history: int = HISTORY,
+                      wants: int = WANTS, like: float = LIKE, seed: int = 0) -> list[EvalCase]:
+    """PEPPER's setting: no single hidden target. Each MovieLens user with enough liked movies in the catalog
+    holds out `wants` of them (seeded); up to `history` of its other ratings, best first, are the taste its
+    seeker talks from. A recommendation of any held-out movie is a success, and Preference Coverage counts how
+    many of them the CRS's rankings reached."""
+    known = {i for i, item in space.items.items() if item.genres and not i.startswith("title:")}
+    cases = []
+    for user, rows in ratings.groupby("user", sort=True):
+        report.dialogues += 1
+        rows = rows[rows["item"].astype(str).isin(known)]
+        liked = sorted(rows.loc[rows["rating"] >= like, "item"].astype(str))
+        if len(liked) < wants + 2:
+            continue
+        report.targets += 1
+        held = tuple(random.Random(f"wants-{seed}-{user}").sample(liked, wants))
+        rest = rows[~rows["item"].astype(str).isin(held)].sort_values(["rating", "item"], ascending=[False, True])
+        general = [Review(user=str(user), item=str(r.item), rating=float(r.rating), text="", score=(r.rating - 0.5) / 4.5,
+                          scale=[0.5, 5.0]) for r in rest.head(history).itertuples()]
+        target = Review(user=str(user), item=held[0], rating=5.0, text="", score=1.0, scale=[0.5, 5.0])
+        cases.append(EvalCase(f"user-{user}:free", Persona(user_id=str(user), general=general, target=target), (),
+                              f"user-{user}", held))
     report.cases += len(cases)
     return cases
 

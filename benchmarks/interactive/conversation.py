@@ -1,27 +1,32 @@
-"""One evaluation conversation: synth's seeker, who knows its hidden target only as anonymised hints, talks
-with a CRS for a number of CRS turns. After every CRS turn the target's rank in its ranking is kept (items
-already mentioned never count); the conversation succeeds when the CRS recommends the target, which the
-seeker then accepts (its schema allows no other answer). Every seeker message passes the title check before
-the CRS sees it: a message naming the target is sampled again (the reply checks' `names_target`), and what
-still names it is scrubbed of the sentences that do, and counted."""
+"""One evaluation conversation: synth's seeker, who knows what it wants only as anonymised hints, talks with a
+CRS for a number of CRS turns. After every CRS turn the goals' ranks in its ranking are kept (items already
+mentioned never count); the conversation succeeds when the CRS recommends a goal, which the seeker then accepts
+(its schema allows no other answer). Every seeker message passes the title check before the CRS sees it: a
+message naming a goal is sampled again (the reply checks' `names_target`), and what still names one is
+scrubbed of the sentences that do, and counted.
+
+What the seeker is told (`mode`): `target`, its target's genres, era and mood words (synth.target_hints);
+`attributes`, its genres and era only; `target-free`, no single target: the genres its held-out movies share."""
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from synth.analysis.defects import ReplyContext, target_draw
 from synth.analysis.defects.detectors import sentences
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.interactive.cases import EvalCase
-from synth.benchmarks.interactive.crs import Crs, CrsReply, Message
+from synth.benchmarks.interactive.crs import Crs, Message
 from synth.filters.titles import TitleSpotter
-from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Outcome, ScoredItem, Turn
+from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, Item, Outcome, Persona, ScoredItem, Turn
 from synth.replies import ReplyFormatError
 from synth.simulators import Line, Seeker, Usage
 
-SCRUBBED = "I'd like something else."  # a seeker message whose every sentence named the target
-SEED_STRIDE = 1000  # seeds of one conversation's seeker replies: case seed + turn
+MODES = ("target", "attributes", "target-free")
+SCRUBBED = "I'd like something else."  # a seeker message whose every sentence named a goal
+WANTS_ID = "wants"  # target-free: the seeker's stand-in target, the genres its held-out movies share
 
 
 @dataclass
@@ -32,36 +37,50 @@ class Conversation:
     crs: str
     ranks: list[int | None] = field(default_factory=list)  # the target's rank after each CRS turn (None: not ranked)
     recommended: list[str | None] = field(default_factory=list)  # the item each CRS turn recommended
-    success_turn: int | None = None  # 1-based CRS turn whose recommendation was the target
-    leaks: int = 0  # seeker messages that still named the target after their re-samples
+    success_turn: int | None = None  # 1-based CRS turn whose recommendation was a goal
+    leaks: int = 0  # seeker messages that still named a goal after their re-samples
     leaks_to_crs: int = 0  # of those, messages the scrub could not clean (must stay 0)
     no_item_turns: int = 0  # CRS turns that named no catalog item
     seconds: float = 0.0
     error: str | None = None
+    goal_ranks: dict[str, list[int | None]] = field(default_factory=dict)  # target-free: each held-out movie's ranks
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
 
 
-def scrub(text: str, spotter: TitleSpotter) -> str:
-    """The message without the sentences that name the title (SCRUBBED when none is left)."""
-    kept = [s for s in sentences(text) if not spotter.find(s)]
+def scrub(text: str, spotters: list[TitleSpotter]) -> str:
+    """The message without the sentences that name a title (SCRUBBED when none is left)."""
+    kept = [s for s in sentences(text) if not any(spotter.find(s) for spotter in spotters)]
     return " ".join(kept).strip() or SCRUBBED
 
 
-def rank_of(reply: CrsReply, target: str) -> int | None:
-    return reply.ranking.index(target) + 1 if target in reply.ranking else None
+def seeker_view(case: EvalCase, space: ItemSpace, mode: str) -> tuple[Persona, dict[str, Item]]:
+    """The persona and catalog the seeker's prompt is built from, as much of the target as `mode` shows."""
+    target = space.items[case.target]
+    if mode == "target":
+        return case.persona, space.items
+    if mode == "attributes":  # no review, tags or description: no mood words
+        review = case.persona.target.model_copy(update={"text": "", "tags": []})
+        return case.persona.model_copy(update={"target": review}), {**space.items, target.id: target.model_copy(update={"description": None})}
+    genres = Counter(g for goal in case.goals for g in space.items[goal].genres)
+    wants = Item(id=WANTS_ID, title="", genres=[g for g, _ in genres.most_common(3)])
+    review = case.persona.target.model_copy(update={"item": WANTS_ID, "text": "", "tags": []})
+    return case.persona.model_copy(update={"target": review}), {**space.items, WANTS_ID: wants}
 
 
-async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *, turns: int, seed: int
-                   ) -> tuple[DialogueRecord, Conversation]:
+async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *, turns: int, seed: int,
+                   mode: str = "target") -> tuple[DialogueRecord, Conversation]:
     """Play `case` against `crs` for at most `turns` CRS turns."""
     started = time.monotonic()
     target = space.items[case.target]
-    spotter = TitleSpotter(target.display)
+    goals = set(case.goals)
+    spotters = [TitleSpotter(space.items[goal].display) for goal in case.goals]
     usage = Usage()
     result = Conversation(case.id, crs.name)
-    system = seeker.system_prompt(case.persona, space.items)
+    persona, catalog = seeker_view(case, space, mode)
+    system = seeker.system_prompt(persona, catalog)
+    stand_in = catalog[persona.target.item]
     liked = tuple(space.items[r.item].display for r in case.persona.general if r.item in space.items)
     messages = [Message(t.role, t.text, t.items) for t in case.warm_start]
     record_turns = [Turn(role=t.role, text=t.text) for t in case.warm_start]  # type: ignore[arg-type]
@@ -70,23 +89,24 @@ async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *
 
     async def seeker_says(recommended: str | None, step: int) -> Turn:
         item = space.items[recommended] if recommended else None
-        accepting = recommended == target.id
+        accepting = recommended in goals
         context = ReplyContext(
             "seeker", other_last=messages[-1].text if messages else "",
             own_earlier=tuple(m.text for m in messages if m.role == "seeker"), liked=liked,
-            hidden_target=target.display, target_draw=target_draw(case.persona.target, target),
+            hidden_target=None if mode == "target-free" else target.display,
+            target_draw=None if mode == "target-free" else target_draw(persona.target, catalog[persona.target.item]),
             suggestion=item.display if item else None, mentioned=tuple(recommended_titles),
             other_earlier=tuple(m.text for m in messages if m.role == "recommender"), items=(target,),
             accepting=accepting,
         )
         lines = [Line(m.text, m.role == "seeker") for m in messages]
-        reply = await seeker.reply(system, lines, target=target, recommended=item, opinion=None, seed=seed + step,
-                                   usage=usage, context=context, liked=liked)
+        reply = await seeker.reply(system, lines, target=item if accepting and item else stand_in, recommended=item,
+                                   opinion=None, seed=seed + step, usage=usage, context=context, liked=liked)
         text = reply.utterance
-        if not accepting and spotter.find(text):
+        if not accepting and any(spotter.find(text) for spotter in spotters):
             result.leaks += 1
-            text = scrub(text, spotter)
-            result.leaks_to_crs += bool(spotter.find(text))
+            text = scrub(text, spotters)
+            result.leaks_to_crs += any(spotter.find(text) for spotter in spotters)
         messages.append(Message("seeker", text))
         return Turn(role="seeker", text=text, accepted=reply.accept, checks=reply.checks)
 
@@ -96,7 +116,11 @@ async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *
             record_turns.append(await seeker_says(None, 0))
         for step in range(1, turns + 1):
             reply = await crs.respond(case.id, messages, mentioned)
-            result.ranks.append(rank_of(reply, target.id))
+            rank = {i: r for r, i in enumerate(reply.ranking, 1)}
+            result.ranks.append(rank.get(target.id))
+            if case.wants:
+                for goal in case.wants:
+                    result.goal_ranks.setdefault(goal, []).append(rank.get(goal))
             result.recommended.append(reply.recommended)
             result.no_item_turns += reply.recommended is None
             messages.append(Message("recommender", reply.utterance, (reply.recommended,) if reply.recommended else ()))
@@ -107,7 +131,7 @@ async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *
                 recommended_titles.append(space.items[reply.recommended].display)
             answer = await seeker_says(reply.recommended, step)
             record_turns.append(answer)
-            if reply.recommended == target.id:
+            if reply.recommended in goals:
                 result.success_turn = step
                 outcome = Outcome(accepted_target=bool(answer.accepted), turns_to_goal=len(record_turns),
                                   ended_by="accepted" if answer.accepted else "target_rejected",

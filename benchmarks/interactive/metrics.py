@@ -67,8 +67,28 @@ def scores(conversations: Sequence[Conversation], turns: int, seed: int = 0) -> 
         "leaks_reaching_crs": sum(c.leaks_to_crs for c in conversations),
         "turns_without_item": sum(c.no_item_turns for c in conversations),
         "errors": sum(c.error is not None for c in conversations),
+        **preference_coverage(conversations),
         "seconds_per_conversation": round(fmean(c.seconds for c in conversations), 2) if conversations else 0.0,
     }
+
+
+def preference_coverage(conversations: Sequence[Conversation]) -> dict[str, object]:
+    """Target-free mode (PEPPER): the mean share of each seeker's held-out movies that a ranking reached within
+    its top k (k = 10, 50) or that the CRS recommended; nothing in target mode."""
+    held = [c for c in conversations if c.goal_ranks]
+    if not held:
+        return {}
+
+    def share(c: Conversation, reached: Callable[[list[int | None]], bool]) -> float:
+        return sum(reached(ranks) for ranks in c.goal_ranks.values()) / len(c.goal_ranks)
+
+    figures: dict[str, object] = {
+        f"preference_coverage@{k}": round(fmean(share(c, lambda r, k=k: any(x is not None and x <= k for x in r))
+                                                for c in held), 4) for k in (10, 50)
+    }
+    figures["preference_coverage_recommended"] = round(fmean(
+        sum(goal in c.recommended for goal in c.goal_ranks) / len(c.goal_ranks) for c in held), 4)
+    return figures
 
 
 def separated(a: dict[str, object], b: dict[str, object], metric: str = "recall@10") -> bool:

@@ -21,13 +21,21 @@ from synth.benchmarks.crs.cases import recommendation_cases, response_cases
 from synth.benchmarks.crs.datasets import load_dataset, parse_specs
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.registry import LLM, RECOMMENDERS
-from synth.benchmarks.interactive.cases import CaseReport, EvalCase, human_cases, run_cases, sample_cases
-from synth.benchmarks.interactive.conversation import Conversation, converse
+from synth.benchmarks.interactive.cases import (
+    CaseReport,
+    EvalCase,
+    human_cases,
+    run_cases,
+    sample_cases,
+    target_free_cases,
+)
+from synth.benchmarks.interactive.conversation import MODES, Conversation, converse
 from synth.benchmarks.interactive.crs import BaselineCrs, Crs, Message, OracleCrs, RandomCrs, ShuffledTwin
 from synth.benchmarks.interactive.llm_crs import SynthLlmCrs
 from synth.benchmarks.interactive.metrics import scores, separated
 from synth.benchmarks.interactive.remote import ChatModelCrs, CrsError, HttpCrs
 from synth.config import BackendConfig
+from synth.data.sources import load_movielens_only
 from synth.datasets import detect_format, load_dialogues
 from synth.errors import SynthError
 from synth.llm.base import ChatBackend
@@ -55,6 +63,7 @@ class EvaluateOptions:
     n: int | None = 30
     turns: int = 3
     warm_start: bool = True
+    mode: str = "target"  # target | attributes | target-free (synth.benchmarks.interactive.conversation)
     validate: bool = False
     seed: int = 0
     concurrency: int = 4
@@ -69,6 +78,13 @@ class EvaluateOptions:
 
 def load_cases(options: EvaluateOptions, space: ItemSpace, report: CaseReport) -> list[EvalCase]:
     """The test set's cases (a seeded sample of `n`); a set with no target in the catalog is an error."""
+    if options.mode not in MODES:
+        raise SynthError(f"unknown mode '{options.mode}'; known: {', '.join(MODES)}")
+    if options.mode == "target-free":
+        if options.test != "movielens":
+            raise SynthError("target-free mode holds out movies each user rated: use --test movielens")
+        cases = target_free_cases(load_movielens_only(None).ratings, space, report, seed=options.seed)
+        return sample_cases(cases, options.n, options.seed)
     label, path = resolve_spec(options.test)
     if not path.exists():
         raise SynthError(f"test set '{options.test}': no such file, run folder or shared set")
@@ -171,7 +187,7 @@ async def play_crs(crs: Crs, cases: Sequence[EvalCase], seeker: Seeker, space: I
     async def one(index: int, case: EvalCase) -> None:
         async with gate:
             record, result = await converse(case, crs, seeker, space, turns=options.turns,
-                                            seed=options.seed * 1_000_003 + index * 1000)
+                                            seed=options.seed * 1_000_003 + index * 1000, mode=options.mode)
         async with lock:
             with (folder / "dialogues.jsonl").open("a", encoding="utf-8") as out:
                 out.write(record.model_dump_json() + "\n")
@@ -228,6 +244,7 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> 
     played = asyncio.run(everything())
     results = {
         "settings": {"test": options.test, "train": options.train, "turns": options.turns, "seed": options.seed,
+                     "mode": options.mode,
                      "warm_start": options.warm_start, "seeker_model": seeker_backend.model_info.name},
         "cases": report.as_dict() | {"played": len(cases)},
         "systems": {name: scores(conversations, options.turns, options.seed) for name, conversations in played.items()},

@@ -26,6 +26,10 @@ def evaluate(
     n: int = typer.Option(30, "--n", min=1, help="Cases (a seeded sample, one per source dialogue first)."),
     turns: int = typer.Option(3, "--turns", min=1, help="CRS turns after the seeker's opening."),
     warm_start: bool = typer.Option(True, "--warm-start/--cold-start", help="Start from the human dialogue before the target."),
+    mode: str = typer.Option(
+        "target", help="What the seeker knows: target (its target's genres, era and mood words), attributes (genres "
+        "and era only) or target-free (no single target: held-out movies of a MovieLens user, --test movielens)."
+    ),
     validate: bool = typer.Option(False, "--validate", help="Also play each CRS's degraded twins (popularity, shuffled)."),
     seed: int = typer.Option(0, help="Seed of the case sample, the seeker and the random CRS."),
     concurrency: int = typer.Option(4, min=1, help="Conversations in flight at once."),
@@ -51,7 +55,7 @@ def evaluate(
     settings = {"backend": seeker_backend, "model": seeker_model, "base_url": seeker_base_url}
     seeker = BackendConfig(**{key: value for key, value in settings.items() if value is not None})
     options = EvaluateOptions(
-        crs=crs, test=test, out=out, train=train, n=n, turns=turns, warm_start=warm_start, validate=validate,
+        crs=crs, test=test, out=out, train=train, n=n, turns=turns, warm_start=warm_start, mode=mode, validate=validate,
         seed=seed, concurrency=concurrency, seeker=seeker, crs_model=crs_model, reply_resamples=reply_resamples,
         cache_dir=cache_dir.expanduser(), request_cache=request_cache, progress=progress,
     )

@@ -8,7 +8,7 @@ import pytest
 
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.interactive.cases import CaseReport, human_cases, sample_cases
-from synth.benchmarks.interactive.conversation import SCRUBBED, Conversation, converse, scrub
+from synth.benchmarks.interactive.conversation import SCRUBBED, Conversation, scrub
 from synth.benchmarks.interactive.crs import BaselineCrs, OracleCrs, RandomCrs, ShuffledTwin
 from synth.benchmarks.interactive.metrics import hit_by, interval, scores, separated
 from synth.benchmarks.interactive.remote import CrsError, HttpCrs, read_items
@@ -113,9 +113,9 @@ def test_an_unreachable_crs_is_one_clear_error(space):
 
 
 def test_a_message_naming_the_target_is_scrubbed_of_it():
-    spotter = TitleSpotter("The Lion King (1994)")
-    assert scrub("I want something like the lion king. Songs and a sunrise!", spotter) == "Songs and a sunrise!"
-    assert scrub("The Lion King, please.", spotter) == SCRUBBED
+    spotters = [TitleSpotter("The Lion King (1994)"), TitleSpotter("Heat (1995)")]
+    assert scrub("I want something like the lion king. Songs and a sunrise!", spotters) == "Songs and a sunrise!"
+    assert scrub("The Lion King, please. Or Heat.", spotters) == SCRUBBED
     assert read_items('Try "Heat" (1995) or Se7en (1995), not Unknown Film (2031).', ItemSpace({})) == ()
 
 
@@ -159,3 +159,34 @@ def test_degraded_twins_keep_talking_but_lose_the_order(catalog, space):
     assert recommended.recommended == space.ids[-2] and space.items[space.ids[-2]].title in recommended.utterance
     shuffled = asyncio.run(ShuffledTwin(crs, space).respond("c", said, [space.ids[-1]]))
     assert sorted(shuffled.ranking) == sorted(recommended.ranking) and shuffled.ranking != recommended.ranking
+
+
+def test_target_free_cases_hold_out_liked_movies_and_the_seeker_sees_only_their_genres(catalog, space, tmp_path):
+    import pandas as pd
+
+    from synth.benchmarks.interactive.cases import target_free_cases
+    from synth.benchmarks.interactive.conversation import seeker_view
+
+    ids = list(catalog)[:12]
+    ratings = pd.DataFrame({"user": [7] * 12, "item": ids, "rating": [5.0] * 6 + [2.0] * 6, "timestamp": 0})
+    (case,) = target_free_cases(ratings, space, CaseReport(), history=4, wants=3, seed=1)
+    assert len(case.wants) == 3 and set(case.wants) <= set(ids[:6]) and case.goals == case.wants
+    assert not {r.item for r in case.persona.general} & set(case.wants) and len(case.persona.general) == 4
+    persona, view = seeker_view(case, space, "target-free")
+    prompt = seeker().system_prompt(persona, view)
+    assert not any(TitleSpotter(space.items[w].display).find(prompt) for w in case.wants)
+    assert "its genres are" in prompt and "its mood" not in prompt
+    played = asyncio.run(play_crs(OracleCrs({case.id: case.target}, space), [case], seeker(), space,
+                                  EvaluateOptions([], "-", tmp_path, turns=2, mode="target-free")))
+    figures = scores(played, 2)
+    assert played[0].success_turn == 1 and figures["preference_coverage@10"] == pytest.approx(1 / 3, abs=1e-4)
+    assert figures["preference_coverage_recommended"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+def test_attributes_mode_shows_genres_and_era_but_no_words_of_the_review(catalog, space):
+    from synth.benchmarks.interactive.conversation import seeker_view
+
+    (case,) = human_cases([redial_like(catalog)], "redial", space, CaseReport())
+    full = seeker().system_prompt(*seeker_view(case, space, "target"))
+    bare = seeker().system_prompt(*seeker_view(case, space, "attributes"))
+    assert "its mood" in full and "its mood" not in bare and "from the 1990s" in bare
