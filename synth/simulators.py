@@ -236,11 +236,13 @@ class Seeker(Simulator):
     role = "seeker"
 
     def system_prompt(
-        self, persona: Persona, catalog: dict[str, Item], *, planned: bool = False, example: ExampleChoice | None = None
+        self, persona: Persona, catalog: dict[str, Item], *, planned: bool = False, example: ExampleChoice | None = None,
+        several: bool = False,
     ) -> str:
         """The seeker's standing instructions; `planned`: its moves come from a plan (--strategy human);
         `example`: the dialogue's example exchange (the one seed 0 draws when not given). The hidden target is
-        shown as hints only (synth.target_hints)."""
+        shown as hints only (synth.target_hints); `several`: the target stands for a few movies, any of which
+        will do, and the hints are what they share."""
         general = [
             {
                 "display": catalog[r.item].display, "verdict": verdict(r), "text": r.text, "stars": r.stars,
@@ -254,7 +256,7 @@ class Seeker(Simulator):
             "seeker_system",
             general=general,
             summary=persona.summary,
-            hints=target_hints(persona.target, target),
+            hints=replace(target_hints(persona.target, target), several=several),
             end_marker=END_MARKER,
             planned=planned,
             example=example.seeker,

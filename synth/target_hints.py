@@ -39,6 +39,7 @@ class TargetHints:
     genres: str  # "comedy, romance"
     era: str  # "from the 1990s"
     moods: tuple[str, ...]  # mood words of its own review or tags: "tense", "witty"
+    several: bool = False  # any of a few movies will do, the hints being what they share (synth evaluate, target-free)
 
 
 def era_of(year: int | None) -> str:

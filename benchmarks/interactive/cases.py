@@ -83,7 +83,8 @@ def human_cases(dialogues: Iterable[Dialogue], kind: str, space: ItemSpace, repo
     for dialogue in dialogues:
         report.dialogues += 1
         turns = [WarmTurn(t.role, utterance_text(dialogue, t),
-                          tuple(space.resolve(dialogue.items.get(i, i), report.mapping) for i in dict.fromkeys(t.items)))
+                          tuple(space.resolve(dialogue.items.get(i, i), report.mapping)
+                                for i in dict.fromkeys(t.items)))
                  for t in dialogue.turns]
         opinions = seeker_opinions(dialogue, space)
         for name in dialogue_targets(dialogue, kind):
@@ -146,8 +147,8 @@ def target_free_cases(ratings: pd.DataFrame, space: ItemSpace, report: CaseRepor
         report.targets += 1
         held = tuple(random.Random(f"wants-{seed}-{user}").sample(liked, wants))
         rest = rows[~rows["item"].astype(str).isin(held)].sort_values(["rating", "item"], ascending=[False, True])
-        general = [Review(user=str(user), item=str(r.item), rating=float(r.rating), text="", score=(r.rating - 0.5) / 4.5,
-                          scale=[0.5, 5.0]) for r in rest.head(history).itertuples()]
+        general = [Review(user=str(user), item=str(r.item), rating=float(r.rating), text="",
+                          score=(r.rating - 0.5) / 4.5, scale=[0.5, 5.0]) for r in rest.head(history).itertuples()]
         target = Review(user=str(user), item=held[0], rating=5.0, text="", score=1.0, scale=[0.5, 5.0])
         cases.append(EvalCase(f"user-{user}:free", Persona(user_id=str(user), general=general, target=target), (),
                               f"user-{user}", held))

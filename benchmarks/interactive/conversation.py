@@ -62,7 +62,8 @@ def seeker_view(case: EvalCase, space: ItemSpace, mode: str) -> tuple[Persona, d
         return case.persona, space.items
     if mode == "attributes":  # no review, tags or description: no mood words
         review = case.persona.target.model_copy(update={"text": "", "tags": []})
-        return case.persona.model_copy(update={"target": review}), {**space.items, target.id: target.model_copy(update={"description": None})}
+        shown = target.model_copy(update={"description": None})
+        return case.persona.model_copy(update={"target": review}), {**space.items, target.id: shown}
     genres = Counter(g for goal in case.goals for g in space.items[goal].genres)
     wants = Item(id=WANTS_ID, title="", genres=[g for g, _ in genres.most_common(3)])
     review = case.persona.target.model_copy(update={"item": WANTS_ID, "text": "", "tags": []})
@@ -79,7 +80,7 @@ async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *
     usage = Usage()
     result = Conversation(case.id, crs.name)
     persona, catalog = seeker_view(case, space, mode)
-    system = seeker.system_prompt(persona, catalog)
+    system = seeker.system_prompt(persona, catalog, several=mode == "target-free")
     stand_in = catalog[persona.target.item]
     liked = tuple(space.items[r.item].display for r in case.persona.general if r.item in space.items)
     messages = [Message(t.role, t.text, t.items) for t in case.warm_start]
@@ -124,8 +125,9 @@ async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *
             result.recommended.append(reply.recommended)
             result.no_item_turns += reply.recommended is None
             messages.append(Message("recommender", reply.utterance, (reply.recommended,) if reply.recommended else ()))
+            ranked = [ScoredItem(item_id=i, score=-r) for r, i in enumerate(reply.ranking[:10])]
             record_turns.append(Turn(role="recommender", text=reply.utterance, recommended_item=reply.recommended,
-                                     candidates=[ScoredItem(item_id=i, score=-r) for r, i in enumerate(reply.ranking[:10])]))
+                                     candidates=ranked))
             if reply.recommended is not None:
                 mentioned.append(reply.recommended)
                 recommended_titles.append(space.items[reply.recommended].display)
@@ -146,7 +148,8 @@ async def converse(case: EvalCase, crs: Crs, seeker: Seeker, space: ItemSpace, *
     record = DialogueRecord(
         schema_version=RECORD_SCHEMA_VERSION, id=f"eval-{crs.name}-{case.id}", user_id=case.persona.user_id,
         persona=case.persona, target_item=target, scripted_turns=len(case.warm_start), turns=record_turns,
-        outcome=outcome, generation=usage.generation(seeker.backend, seeker.prompts, seeker.sampling, seed, retriever=crs.name),
+        outcome=outcome,
+        generation=usage.generation(seeker.backend, seeker.prompts, seeker.sampling, seed, retriever=crs.name),
         errors=[result.error] if result.error else [],
     )
     return record, result

@@ -59,7 +59,8 @@ def scores(conversations: Sequence[Conversation], turns: int, seed: int = 0) -> 
         **{f"recall@{k}": with_interval(values(lambda c, k=k: hit_by(c, k, turns)), seed) for k in CUTS},
         "recall_by_turn": {f"recall@{k}": [share(lambda c, k=k, t=t: hit_by(c, k, t)) for t in range(1, turns + 1)]
                            for k in CUTS},
-        "success_at_first_recommendation": share(lambda c: c.success_turn is not None and c.success_turn == firsts[c.case]),
+        "success_at_first_recommendation":
+            share(lambda c: c.success_turn is not None and c.success_turn == firsts[c.case]),
         "success_later": share(lambda c: c.success_turn is not None and c.success_turn > (firsts[c.case] or 0)
                                and c.success_turn != firsts[c.case]),
         "turns_to_success": round(fmean(successes), 2) if successes else None,

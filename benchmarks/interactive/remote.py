@@ -119,7 +119,8 @@ class ChatModelCrs:
                 messages[-1]["content"] += "\n" + message.text
             else:
                 messages.append({"role": role, "content": message.text})
-        completion = await self.backend.complete(messages, max_tokens=self.max_tokens, seed=self.seed + len(conversation))
+        completion = await self.backend.complete(messages, max_tokens=self.max_tokens,
+                                                 seed=self.seed + len(conversation))
         text = completion.text.strip()
         ranking = tuple(i for i in read_items(text, self.space) if i not in set(mentioned))
         return CrsReply(text, ranking, ranking[0] if ranking else None)

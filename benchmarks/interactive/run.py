@@ -19,6 +19,7 @@ from synth.benchmarks.crs.baselines.popularity import Popularity
 from synth.benchmarks.crs.cache import fit_or_load
 from synth.benchmarks.crs.cases import recommendation_cases, response_cases
 from synth.benchmarks.crs.datasets import load_dataset, parse_specs
+from synth.benchmarks.crs.evaluate import score_recommender
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.registry import LLM, RECOMMENDERS
 from synth.benchmarks.interactive.cases import (
@@ -127,7 +128,8 @@ def build_crs(name: str, options: EvaluateOptions, space: ItemSpace, cases: Sequ
     if name.startswith("openai:"):
         if not options.crs_model:
             raise SynthError("an openai: CRS needs --crs-model (the model name its server answers to)")
-        backend = make_backend(BackendConfig(backend="openai", base_url=name.removeprefix("openai:"), model=options.crs_model))
+        config = BackendConfig(backend="openai", base_url=name.removeprefix("openai:"), model=options.crs_model)
+        backend = make_backend(config)
         return ChatModelCrs(backend, space, f"openai:{options.crs_model}", options.max_tokens, options.seed)
     assert train is not None, "check_crs: a trained baseline has its training set"
     model = RECOMMENDERS[name](setup)
@@ -141,7 +143,8 @@ def check_crs(options: EvaluateOptions) -> None:
     for name in options.crs:
         baseline = name in RECOMMENDERS and name not in LLM
         if not (baseline or name in (*SANITY, SYNTH_LLM) or name.startswith(("http:", "https:", "openai:"))):
-            known = ", ".join([*SANITY, *(n for n in RECOMMENDERS if n not in LLM), SYNTH_LLM, "openai:URL", "http:URL"])
+            baselines = (n for n in RECOMMENDERS if n not in LLM)
+            known = ", ".join([*SANITY, *baselines, SYNTH_LLM, "openai:URL", "http:URL"])
             raise SynthError(f"unknown CRS '{name}'; known: {known}")
         if baseline and options.train is None:
             raise SynthError(f"CRS '{name}' is a trained baseline: give --train (for example redial-train)")
@@ -200,6 +203,19 @@ async def play_crs(crs: Crs, cases: Sequence[EvalCase], seeker: Seeker, space: I
     return [done[c.id] for c in cases]
 
 
+def static_recall(systems: Sequence[Crs], options: EvaluateOptions, space: ItemSpace) -> dict[str, dict[str, float]]:
+    """Each trained baseline's static Recall@k on the test set, as `synth benchmark` scores it (every item a
+    test dialogue mentions is a case, the dialogue before it the context; items mentioned before never count,
+    as in the conversations), to set beside its interactive Recall@k. Empty in target-free mode."""
+    baselines = [crs for crs in systems if isinstance(crs, BaselineCrs)]
+    if not baselines or options.mode == "target-free":
+        return {}
+    (spec,) = parse_specs([options.test])[:1]
+    cases = recommendation_cases(load_dataset(spec, space).conversations, exclude_mentioned=True)
+    return {crs.name: score_recommender(crs.model, cases, space, exclude_mentioned=True, description=crs.name,
+                                        progress=False) for crs in baselines}
+
+
 async def probe(crs: Crs) -> None:
     """A remote CRS answers one greeting inside its protocol before anything is written (CrsError if not)."""
     if isinstance(crs, (HttpCrs, ChatModelCrs)):
@@ -221,7 +237,8 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> 
     seeker = Seeker(seeker_backend, PromptSet.load(), Sampling(options.max_tokens, 0.0, 3, options.reply_resamples))
     systems = [build_crs(name, options, space, cases, train, setup, seeker_backend) for name in options.crs]
     if options.validate:
-        systems += [twin for crs in list(systems) if crs.name not in SANITY for twin in twins(crs, train, setup, space, options.seed)]
+        systems += [twin for crs in list(systems) if crs.name not in SANITY
+                    for twin in twins(crs, train, setup, space, options.seed)]
 
     async def everything() -> dict[str, list[Conversation]]:
         try:
@@ -249,6 +266,8 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> 
         "cases": report.as_dict() | {"played": len(cases)},
         "systems": {name: scores(conversations, options.turns, options.seed) for name, conversations in played.items()},
     }
+    for name, static in static_recall(systems, options, space).items():
+        results["systems"][name]["static"] = {k: round(v, 4) for k, v in static.items() if k.startswith("recall@")}
     for crs in systems:
         if isinstance(crs, RandomCrs):
             results["systems"][crs.name]["expected_by_chance"] = crs.expected(options.turns)

@@ -20,19 +20,25 @@ def evaluate(
         "recommender), openai:URL (a chat model behind an OpenAI-compatible server; --crs-model names it) or "
         "http:URL (synth's HTTP JSON protocol)."
     ),
-    test: str = typer.Option(..., "--test", help="Cases: redial-test, inspired-test, a ReDial/INSPIRED file or a synth run."),
+    test: str = typer.Option(
+        ..., "--test", help="Cases: redial-test, inspired-test, a ReDial/INSPIRED file or a synth run."
+    ),
     train: Optional[str] = typer.Option(None, "--train", help="Training set of the baselines (e.g. redial-train)."),
     out: Path = typer.Option(Path("evaluation"), "--out", help="Folder of the conversations and results."),
     n: int = typer.Option(30, "--n", min=1, help="Cases (a seeded sample, one per source dialogue first)."),
     turns: int = typer.Option(3, "--turns", min=1, help="CRS turns after the seeker's opening."),
-    warm_start: bool = typer.Option(True, "--warm-start/--cold-start", help="Start from the human dialogue before the target."),
+    warm_start: bool = typer.Option(
+        True, "--warm-start/--cold-start", help="Start from the human dialogue before the target."
+    ),
     mode: str = typer.Option(
         "target", help="What the seeker knows: target (its target's genres, era and mood words), attributes (genres "
         "and era only) or target-free (no single target: held-out movies of a MovieLens user, --test movielens)."
     ),
-    validate: bool = typer.Option(False, "--validate", help="Also play each CRS's degraded twins (popularity, shuffled)."),
+    validate: bool = typer.Option(
+        False, "--validate", help="Also play each CRS's degraded twins (popularity, shuffled)."
+    ),
     seed: int = typer.Option(0, help="Seed of the case sample, the seeker and the random CRS."),
-    concurrency: int = typer.Option(4, min=1, help="Conversations in flight at once."),
+    concurrency: int = typer.Option(4, min=1, help="Conversations in flight at once (the seeker's requests too)."),
     seeker_backend: Optional[str] = typer.Option(
         None, help=f"The seeker's backend: llamacpp, openai or vllm {field_default(BackendConfig, 'backend')}."
     ),
@@ -53,7 +59,8 @@ def evaluate(
     from synth.benchmarks.interactive.run import EvaluateOptions, run_evaluation
 
     settings = {"backend": seeker_backend, "model": seeker_model, "base_url": seeker_base_url}
-    seeker = BackendConfig(**{key: value for key, value in settings.items() if value is not None})
+    given = {key: value for key, value in settings.items() if value is not None}
+    seeker = BackendConfig(concurrency=concurrency, **given)
     options = EvaluateOptions(
         crs=crs, test=test, out=out, train=train, n=n, turns=turns, warm_start=warm_start, mode=mode, validate=validate,
         seed=seed, concurrency=concurrency, seeker=seeker, crs_model=crs_model, reply_resamples=reply_resamples,

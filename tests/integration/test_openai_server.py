@@ -109,3 +109,19 @@ def test_wrong_key_is_a_clean_error(server_url, tmp_path):
     )
     assert result.returncode == 2 and "refused the API key" in result.stderr
     assert "Traceback" not in result.stderr and "sk-wrong" not in result.stderr
+
+
+def test_a_chat_model_behind_the_server_is_a_crs_of_synth_evaluate(server_url, tmp_path):
+    """`synth evaluate --crs openai:URL`: the real seeker (in process) talks to the model behind the server, whose
+    titles are read from its words; its conversation is a dialogue record, and the key is written nowhere."""
+    crs = f"openai:{server_url}"
+    result = run_synth("evaluate", "--test", "redial-test", "--crs", crs, "--crs-model", "smollm2-135m", "--n", "1",
+                       "--turns", "2", "--seeker-model", "packaged:smollm2-135m", "--reply-resamples", "0",
+                       "--out", str(tmp_path), "--no-progress", env={"OPENAI_API_KEY": SECRET})
+    assert result.returncode == 0, result.stderr
+    scores = json.loads((tmp_path / "results.json").read_text())["systems"]["openai:smollm2-135m"]
+    assert scores["errors"] == 0 and scores["leaks_reaching_crs"] == 0
+    (record,) = read_records(tmp_path / "openai_smollm2-135m")
+    spoken = [t.text for t in record.turns[record.scripted_turns:] if t.role == "recommender"]
+    assert len(spoken) == 2 and all(text.strip() for text in spoken)  # the model's own words, one per CRS turn
+    assert SECRET not in everything_written(tmp_path, result.stdout, result.stderr)

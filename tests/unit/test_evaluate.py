@@ -6,14 +6,20 @@ import asyncio
 
 import pytest
 
+from synth.benchmarks.crs.baselines.base import Setup, TrainingData
+from synth.benchmarks.crs.baselines.popularity import Popularity
+from synth.benchmarks.crs.cases import recommendation_cases
+from synth.benchmarks.crs.datasets import load_dataset, parse_specs
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.interactive.cases import CaseReport, human_cases, sample_cases
 from synth.benchmarks.interactive.conversation import SCRUBBED, Conversation, scrub
 from synth.benchmarks.interactive.crs import BaselineCrs, OracleCrs, RandomCrs, ShuffledTwin
 from synth.benchmarks.interactive.metrics import hit_by, interval, scores, separated
 from synth.benchmarks.interactive.remote import CrsError, HttpCrs, read_items
-from synth.benchmarks.interactive.run import EvaluateOptions, done_conversations, play_crs
+from synth.benchmarks.interactive.results import markdown
+from synth.benchmarks.interactive.run import EvaluateOptions, done_conversations, play_crs, static_recall
 from synth.data.dialogues import Dialogue, DialogueTurn
+from synth.data.paths import shared_data_root
 from synth.filters.titles import TitleSpotter
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.prompting import PromptSet
@@ -30,10 +36,12 @@ def redial_like(catalog) -> Dialogue:
     """A ReDial-shaped dialogue on demo titles: the seeker names one movie, the recommender suggests two, the
     seeker liked the second (its questionnaire)."""
     ids = {item.display: f"@{n}" for n, item in enumerate(catalog.values())}
-    alien, heat, frozen = (next(i for i in catalog.values() if i.title == t) for t in ("The Shining", "Die Hard", "The Lion King"))
+    titles = ("The Shining", "Die Hard", "The Lion King")
+    alien, heat, frozen = (next(i for i in catalog.values() if i.title == t) for t in titles)
     turns = [
         DialogueTurn(role="seeker", text=f"Hi, I loved {ids[alien.display]}", items=[ids[alien.display].strip("@")]),
-        DialogueTurn(role="recommender", text=f"Have you seen {ids[heat.display]}?", items=[ids[heat.display].strip("@")]),
+        DialogueTurn(role="recommender", text=f"Have you seen {ids[heat.display]}?",
+                     items=[ids[heat.display].strip("@")]),
         DialogueTurn(role="seeker", text="No, what else?", items=[]),
         DialogueTurn(role="recommender", text=f"Try {ids[frozen.display]}", items=[ids[frozen.display].strip("@")]),
         DialogueTurn(role="seeker", text="Sounds good!", items=[]),
@@ -173,9 +181,10 @@ def test_target_free_cases_hold_out_liked_movies_and_the_seeker_sees_only_their_
     assert len(case.wants) == 3 and set(case.wants) <= set(ids[:6]) and case.goals == case.wants
     assert not {r.item for r in case.persona.general} & set(case.wants) and len(case.persona.general) == 4
     persona, view = seeker_view(case, space, "target-free")
-    prompt = seeker().system_prompt(persona, view)
+    prompt = seeker().system_prompt(persona, view, several=True)
     assert not any(TitleSpotter(space.items[w].display).find(prompt) for w in case.wants)
-    assert "its genres are" in prompt and "its mood" not in prompt
+    assert "a few would do" in prompt and "they are" in prompt and "one particular movie" not in prompt
+    assert "its mood" not in prompt
     played = asyncio.run(play_crs(OracleCrs({case.id: case.target}, space), [case], seeker(), space,
                                   EvaluateOptions([], "-", tmp_path, turns=2, mode="target-free")))
     figures = scores(played, 2)
@@ -190,3 +199,27 @@ def test_attributes_mode_shows_genres_and_era_but_no_words_of_the_review(catalog
     full = seeker().system_prompt(*seeker_view(case, space, "target"))
     bare = seeker().system_prompt(*seeker_view(case, space, "attributes"))
     assert "its mood" in full and "its mood" not in bare and "from the 1990s" in bare
+
+
+def test_a_trained_baseline_gets_its_static_recall_beside_the_interactive_one(tmp_path):
+    """Static Recall@k as `synth benchmark` scores it, on the test file's mentions (40 ReDial test dialogues,
+    popularity fitted on them); the other CRSs have none, and target-free mode has no mentions to score."""
+    test = tmp_path / "test.jsonl"
+    with (shared_data_root() / "redial" / "test_data.jsonl").open() as handle:
+        test.write_text("".join(next(handle) for _ in range(40)))
+    space = ItemSpace.movielens()
+    data = load_dataset(parse_specs([f"redial-40={test}"])[0], space)
+    popularity = Popularity(Setup(space, progress=False))
+    popularity.fit(TrainingData("redial-40", data.fingerprint, data.conversations,
+                                recommendation_cases(data.conversations), []))
+    systems = [BaselineCrs(popularity, space), OracleCrs({}, space)]
+    options = EvaluateOptions(crs=["popularity", "oracle"], test=f"redial-40={test}", out=tmp_path)
+    static = static_recall(systems, options, space)
+    assert list(static) == ["popularity"] and 0.0 < static["popularity"]["recall@50"] <= 1.0
+    free = EvaluateOptions(crs=["popularity"], test="movielens", out=tmp_path, mode="target-free")
+    assert static_recall(systems, free, space) == {}
+    played = scores([Conversation("c", "popularity", ranks=[1], recommended=["x"], success_turn=1)], 1)
+    results = {"settings": {"test": "t", "turns": 1, "seeker_model": "m"},
+               "cases": {"played": 1, "targets": 1, "not_in_catalog": 0},
+               "systems": {"popularity": {**played, "static": static["popularity"]}}}
+    assert f"| {static['popularity']['recall@10']:.3f} |" in markdown(results)
