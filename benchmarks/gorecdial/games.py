@@ -178,7 +178,9 @@ def load_games(
         if name == "synth":
             for record in load_records(path):
                 game = record_game(record)
-                if game is None:
+                if record.outcome.ended_by == "wrong_acceptance":  # the seeker took a wrong movie: no lesson
+                    skipped["ended at a wrong acceptance"] += 1
+                elif game is None:
                     skipped["not a GoRecDial game"] += 1
                 else:
                     games.append(game)

@@ -94,3 +94,13 @@ def test_the_shared_redial_test_split_gives_games(source):
         assert len({c.id for c in game.candidates}) == 5 and len(game.seeker_items) >= MIN_SEEKER
         assert game.utterances[-1].role == "seeker" and game.utterances[-1].accepted
         assert any(u.recommended == game.correct for u in game.utterances)
+
+
+def test_intervals_are_seeded_and_tell_apart_what_differs():
+    from synth.benchmarks.gorecdial.intervals import apart, mean_interval
+
+    low = mean_interval([0.0] * 80 + [1.0] * 20, seed=3)
+    high = mean_interval([0.0] * 20 + [1.0] * 80, seed=3)
+    assert low == mean_interval([0.0] * 80 + [1.0] * 20, seed=3) and low[0] < 0.2 < low[1]
+    assert apart(low, high) and not apart(low, mean_interval([0.0] * 75 + [1.0] * 25, seed=3))
+    assert mean_interval([]) is None and mean_interval([0.5, 0.5]) == [0.5, 0.5]
