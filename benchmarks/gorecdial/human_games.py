@@ -32,11 +32,13 @@ HUMAN_GAMES = {"redial-games": ("redial-train", "redial-test")}  # a name the su
 
 
 def game_specs(specs: Sequence[str]) -> list[str]:
-    """The suite's dataset specs, each name of HUMAN_GAMES written as its shared files pooled under that name."""
+    """The suite's dataset specs, each name of HUMAN_GAMES ("redial-games", or "LABEL=redial-games" to pool
+    them with other games under LABEL) written as its shared files under that label."""
     written = []
     for spec in specs:
-        shared = [shared_dataset(name) for name in HUMAN_GAMES.get(spec, ())]
-        written += [f"{spec}={path}" for path in shared if path is not None] or [spec]
+        label, _, name = spec.rpartition("=")
+        shared = [shared_dataset(part) for part in HUMAN_GAMES.get(name, ())]
+        written += [f"{label or name}={path}" for path in shared if path is not None] or [spec]
     return written
 
 

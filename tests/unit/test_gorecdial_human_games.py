@@ -80,9 +80,9 @@ def test_dialogues_that_are_no_game_are_counted_by_reason(source, form, reason):
 
 
 def test_redial_games_name_both_shared_splits():
-    specs = game_specs(["redial-games", "runs/x"])
-    assert specs == [f"redial-games={shared_dataset('redial-train')}", f"redial-games={shared_dataset('redial-test')}",
-                     "runs/x"]
+    train, test = shared_dataset("redial-train"), shared_dataset("redial-test")
+    assert game_specs(["redial-games", "runs/x"]) == [f"redial-games={train}", f"redial-games={test}", "runs/x"]
+    assert game_specs(["both=redial-games", "both=runs/x"]) == [f"both={train}", f"both={test}", "both=runs/x"]
 
 
 def test_the_shared_redial_test_split_gives_games(source):
