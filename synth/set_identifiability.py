@@ -60,7 +60,9 @@ class CoratingRanker:
         if not known:
             return np.zeros(len(candidates))
         profile = np.asarray(self.vectors[known].mean(axis=0)).ravel()
-        return np.array([float(self.vectors[self.row[c]] @ profile) if c in self.row else 0.0 for c in candidates])
+        rows = [self.row.get(c, 0) for c in candidates]
+        scores = np.asarray(self.vectors[rows] @ profile).ravel()
+        return np.where([c in self.row for c in candidates], scores, 0.0)
 
 
 def identifiability(sets: Sequence[MovieSet], ratings: pd.DataFrame, catalog: dict[str, Item]) -> Identifiability:
