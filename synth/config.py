@@ -34,18 +34,39 @@ ADDED_FIELDS: dict[str, object] = {
 }
 
 
-class SetRules(BaseModel):
-    """How sets are drawn, and which are too easy or too hard to keep."""
+# GoRecDial set difficulties: how close the correct movie is to the seeker's set and how far the others are.
+# `paper` draws as Kang et al. (2019) describe: the unseen movie nearest the seeker's set is correct, the four
+# others come from the far half of the catalog, no set is dropped for its margin. `moderate` (synth's default
+# before issue #45) picks the correct movie among the 10 nearest and keeps middling margins; `hard` takes the
+# others from nearer the set. Only `paper` is the field's; the other two are synth's, untuned.
+SET_DIFFICULTIES: dict[str, dict[str, Any]] = {
+    "paper": {"correct_pool": 1, "far_quantile": 0.5, "easy_margin": None, "hard_margin": None},
+    "moderate": {"correct_pool": 10, "far_quantile": 0.5, "easy_margin": 0.7, "hard_margin": 0.45},
+    "hard": {"correct_pool": 10, "far_quantile": 0.8, "easy_margin": 0.45, "hard_margin": 0.1},
+}
 
+
+class SetRules(BaseModel):
+    """How sets are drawn, and which are too easy or too hard to keep. `difficulty` names a preset
+    (SET_DIFFICULTIES) whose values fill the fields not given."""
+
+    difficulty: Literal["paper", "moderate", "hard"] = "paper"
     set_size: int = 5
     n_far: int = 4
     like_threshold: float = 4.0  # on the ratings' own scale (MovieLens: 0.5-5)
     min_coherence: float = 0.2  # mean pairwise cosine inside the seeker set
-    correct_pool: int = 10  # the correct movie is one of the unseen items nearest the set's mean
+    correct_pool: int = 1  # the correct movie is one of the unseen items nearest the set's mean
     far_quantile: float = 0.5  # far movies come from below this quantile of similarity to the mean
-    easy_margin: float = 0.7  # drop when correct - best far similarity is above this (too easy)
-    hard_margin: float = 0.45  # drop when it is below this (too hard)
+    easy_margin: float | None = None  # drop when correct - best far similarity is above this (too easy)
+    hard_margin: float | None = None  # drop when it is below this (too hard)
     points_temperature: float = 0.1  # points = softmax(similarity / temperature) over the candidates
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_difficulty(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("difficulty") in SET_DIFFICULTIES:
+            return SET_DIFFICULTIES[data["difficulty"]] | data
+        return data
 
 
 class BackendConfig(BaseModel):

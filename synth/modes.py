@@ -18,6 +18,7 @@ from synth.planner import GamePlan, PlanSummary, summarise
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
 from synth.retrievers.factory import build_retriever
+from synth.set_identifiability import identifiability
 from synth.simulators import Recommender, Sampling, Seeker
 from synth.strategy.model import StrategyModel, load_strategy
 
@@ -101,6 +102,7 @@ def plan_gorecdial(config: GenerateConfig, data: SourceData) -> Planned:
     }
     if not sets:
         raise SynthError(f"no GoRecDial set passed the rules ({report.tried} tried): loosen the set margins")
+    counts |= identifiability(sets, ratings, data.catalog).counts()
     specs = [GoRecDialSpec(f"gorecdial-{config.seed}-{i:06d}", spec_seed(config.seed, i), s) for i, s in enumerate(sets)]
     summary = summarise(
         [s.user_id for s in sets], [s.candidates[s.correct_index] for s in sets],

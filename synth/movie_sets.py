@@ -62,9 +62,9 @@ def _draw(
     far_pool = [i for i in order if sims[i] < cutoff]
     far = rng.sample(far_pool, rules.n_far)
     margin = float(sims[correct] - max(sims[i] for i in far))
-    if margin > rules.easy_margin:
+    if rules.easy_margin is not None and margin > rules.easy_margin:
         return None, "too_easy"
-    if margin < rules.hard_margin:
+    if rules.hard_margin is not None and margin < rules.hard_margin:
         return None, "too_hard"
     rows = [correct, *far]
     rng.shuffle(rows)

@@ -1,7 +1,8 @@
 """Bot-play: the supervised expert plays the retrieval seeker on the training games and learns from the
 game's reward by REINFORCE on its sampled decisions and utterances, as in the paper: the reward is the
 accepted candidate's points, halved for each recommendation before it (0 when the turn cap ends the game),
-minus a running-mean baseline. Each RL step alternates with a supervised step on GENERATE and DECIDE. The
+minus a running-mean baseline. A game the seeker ends by accepting a wrong movie is neither a win nor a loss
+of the expert: it is left out of the update. Each RL step alternates with a supervised step on GENERATE and DECIDE. The
 word embeddings, the utterance and the movie encoders are frozen, so PREDICT (and the context it reads) cannot
 drift: bot-play changes when the expert recommends and what it says."""
 
@@ -55,6 +56,9 @@ async def bot_play(supervised: Expert, games: Sequence[Game], seeker: Seeker, ru
     for _ in track(range(config.updates), "bot-play", progress):
         chosen = [rng.choice(games) for _ in range(config.games_per_update)]
         played = [await play(expert, seeker, game, rules, sample=True, generator=generator) for game in chosen]
+        played = [p for p in played if p.outcome.ended_by != "wrong_acceptance"]
+        if not played:  # every game ended on the seeker taking a wrong movie: neither a win nor a loss
+            continue
         scores = [p.outcome.score or 0.0 for p in played]
         baseline = fmean(scores) if baseline is None else baseline
         reinforce: Any = sum((score - baseline) * -sum(p.log_probs) for score, p in zip(scores, played)) / len(played)

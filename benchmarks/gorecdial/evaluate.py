@@ -16,6 +16,7 @@ from synth.analysis.metrics.generation import bleu, mean_token_f1
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.expert import strip_eos
 from synth.benchmarks.gorecdial.games import DECISIONS, Game
+from synth.benchmarks.gorecdial.intervals import mean_interval
 from synth.benchmarks.gorecdial.training import Expert, turn_examples
 
 KS = (1, 3)
@@ -45,6 +46,7 @@ class Tally:
         }
         for k in KS:
             result[f"turn@{k}"] = _share(r <= k for _, r in self.turn_ranks) if self.turn_ranks else None
+            result[f"turn@{k}_ci"] = mean_interval(r <= k for _, r in self.turn_ranks)
             result[f"chat@{k}"] = _share(r <= k for r in self.chat_ranks) if self.chat_ranks else None
         result["decision_acc"] = _share(self.decisions) if self.decisions else None
         result["expert_turns"] = len(self.turn_ranks) or len(self.decisions)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -162,8 +162,12 @@ def _reward(value: str | None) -> float:
         return 0.0
 
 
-def load_games(spec: DatasetSpec, catalog: Callable[[], dict[str, Item]]) -> GameSet:
-    """Every game of the spec's paths; `catalog` (MovieLens) is only loaded for human data."""
+def load_games(
+    spec: DatasetSpec, catalog: Callable[[], dict[str, Item]],
+    redial: Callable[[Iterable[Dialogue], Counter], list[Game]] | None = None,
+) -> GameSet:
+    """Every game of the spec's paths; `catalog` (MovieLens) is only loaded for human data; `redial` turns
+    ReDial dialogues into games (.human_games), counting the others."""
     games: list[Game] = []
     skipped: Counter = Counter()
     digest = hashlib.sha256()
@@ -174,7 +178,9 @@ def load_games(spec: DatasetSpec, catalog: Callable[[], dict[str, Item]]) -> Gam
         if name == "synth":
             for record in load_records(path):
                 game = record_game(record)
-                if game is None:
+                if record.outcome.ended_by == "wrong_acceptance":  # the seeker took a wrong movie: no lesson
+                    skipped["ended at a wrong acceptance"] += 1
+                elif game is None:
                     skipped["not a GoRecDial game"] += 1
                 else:
                     games.append(game)
@@ -186,9 +192,12 @@ def load_games(spec: DatasetSpec, catalog: Callable[[], dict[str, Item]]) -> Gam
                     skipped[reason or "unknown"] += 1
                 else:
                     games.append(game)
+        elif name == "redial" and redial is not None:
+            games += redial(load_dialogues(file, name), skipped)
         else:
             raise SynthError(f"'{spec.label}': {file} is {name} data; the GoRecDial suite reads GoRecDial games "
-                             "(a `synth generate --mode gorecdial` run or GoRecDial in ParlAI format)")
+                             "(a `synth generate --mode gorecdial` run, GoRecDial in ParlAI format, or ReDial "
+                             "dialogues as redial-games)")
     if not games:
         raise SynthError(f"'{spec.label}' has no GoRecDial games ({dict(skipped) or 'empty'})")
     return GameSet(spec.label, games, digest.hexdigest(), skipped)

@@ -18,6 +18,7 @@ from typing import Any
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, strip_eos
 from synth.benchmarks.gorecdial.games import Game, Utterance
+from synth.benchmarks.gorecdial.intervals import mean_interval
 from synth.benchmarks.gorecdial.seekers import Seeker
 from synth.benchmarks.gorecdial.training import Expert
 from synth.gorecdial import GoRecDialRules
@@ -123,15 +124,19 @@ async def play_all(expert: Expert, seeker: Seeker, games: Sequence[Game], rules:
 
 def game_metrics(played: Sequence[PlayedGame], max_utterances: int) -> dict[str, Any]:
     """Goal (share of games won), Score (mean reward), Turn2Goal (mean utterances to the goal, over won games),
-    and the cumulative Goal after each utterance (the curve of the plots)."""
+    each with its 95% bootstrap interval over games (`*_ci`), and the cumulative Goal after each utterance (the
+    curve of the plots)."""
     outcomes = [p.outcome for p in played]
     won = [o.turns_to_goal for o in outcomes if o.accepted_target and o.turns_to_goal is not None]
     curve = [sum(t <= n for t in won) / len(played) for n in range(1, max_utterances + 1)] if played else []
     return {
         "games": len(played),
         "goal": len(won) / len(played) if played else 0.0,
+        "goal_ci": mean_interval(o.accepted_target and o.turns_to_goal is not None for o in outcomes),
         "score": fmean(o.score or 0.0 for o in outcomes) if played else 0.0,
+        "score_ci": mean_interval(o.score or 0.0 for o in outcomes),
         "turn2goal": fmean(won) if won else None,
+        "turn2goal_ci": mean_interval(won),
         "recommendations": fmean(o.recommendations for o in outcomes) if played else 0.0,
         "wrong_acceptances": sum(o.ended_by == "wrong_acceptance" for o in outcomes),
         "turn_caps": sum(o.ended_by == "turn_cap" for o in outcomes),

@@ -15,10 +15,11 @@ GAME_COLUMNS = (("goal", "Goal"), ("score", "Score"), ("turn2goal", "Turn2Goal")
 SEEKERS = {"retrieval": "retrieval seeker", "llm": "LLM seeker"}
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, interval: list[float] | None = None) -> str:
     if value is None:
         return "–"
-    return f"{value:,}" if isinstance(value, int) else f"{value:.3f}"
+    text = f"{value:,}" if isinstance(value, int) else f"{value:.3f}"
+    return text if interval is None else f"{text} [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
 def _pair_title(pair: dict[str, Any]) -> str:
@@ -26,7 +27,8 @@ def _pair_title(pair: dict[str, Any]) -> str:
 
 
 def supervised_rows(pair: dict[str, Any]) -> list[list[str]]:
-    return [[name, *(_cell(metrics.get(c)) for c in SUPERVISED_COLUMNS)] for name, metrics in pair["supervised"].items()]
+    return [[name, *(_cell(metrics.get(c), metrics.get(f"{c}_ci")) for c in SUPERVISED_COLUMNS)]
+            for name, metrics in pair["supervised"].items()]
 
 
 def game_rows(pair: dict[str, Any]) -> list[list[str]]:
@@ -35,7 +37,7 @@ def game_rows(pair: dict[str, Any]) -> list[list[str]]:
         cells = [expert]
         for seeker in pair["games"]:
             metrics = pair["games"][seeker].get(expert, {})
-            cells += [_cell(metrics.get(key)) for key, _ in GAME_COLUMNS]
+            cells += [_cell(metrics.get(key), metrics.get(f"{key}_ci")) for key, _ in GAME_COLUMNS]
         rows.append(cells)
     return rows
 
@@ -69,7 +71,8 @@ def markdown(results: dict[str, Any]) -> str:
                          f"{usage['completion_tokens']:,} completion tokens, {usage['format_retries']} format retries.")
     lines += ["", "Turn@k: the correct candidate is among PREDICT's top k of 5 at an expert turn; Chat@k: after the "
               "whole dialogue. Goal: the seeker accepted the correct movie; Score: its points, halved per "
-              "recommendation before it; Turn2Goal: utterances to the goal in won games.", ""]
+              "recommendation before it; Turn2Goal: utterances to the goal in won games. In brackets: 95% bootstrap "
+              "intervals (Turn@1 over expert turns, the game metrics over games).", ""]
     return "\n".join(lines)
 
 

@@ -9,7 +9,8 @@ import asyncio
 import functools
 import random
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +22,12 @@ from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
 from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert
 from synth.benchmarks.gorecdial.expert import ExpertConfig
 from synth.benchmarks.gorecdial.games import Game, GameSet, folds, load_games
+from synth.benchmarks.gorecdial.human_games import RedialGames, game_specs
 from synth.benchmarks.gorecdial.play import PlayedGame, game_metrics, play_all
 from synth.benchmarks.gorecdial.seekers import LlmSeeker, RetrievalSeeker
 from synth.benchmarks.gorecdial.training import VARIANTS, Expert, train_supervised
 from synth.config import BackendConfig
+from synth.data.dialogues import Dialogue
 from synth.gorecdial import GoRecDialRules
 
 GAME_EXPERTS = ("+DECIDE", "+PLAN")  # the supervised and the bot-play expert: both decide
@@ -65,11 +68,26 @@ def _movielens() -> dict[str, Any]:
     return movielens_catalog()
 
 
+@functools.cache
+def _redial_source(seed: int) -> RedialGames:
+    from synth.data.sources import load_movielens_only
+    from synth.item_embeddings import corating_embeddings
+
+    movielens = load_movielens_only(None)
+    return RedialGames(movielens.catalog, corating_embeddings(movielens.ratings, seed=0), seed)
+
+
+def _redial_games(seed: int, dialogues: Iterable[Dialogue], skipped: Counter) -> list[Game]:
+    """ReDial dialogues as games over MovieLens (.human_games), its embedding made once per run."""
+    return _redial_source(seed).games(dialogues, skipped)
+
+
 def run_gorecdial(settings: GoRecDialOptions, *, console: Console | None = None) -> dict[str, Any]:
     """The results document: settings, datasets, and per train x test pair both tables, curves and times.
     Each fold and each set of LLM games is announced on `console` when the caller gives one."""
-    train_sets = [load_games(spec, _movielens) for spec in parse_specs(settings.train, settings.format)]
-    test_sets = [load_games(spec, _movielens) for spec in parse_specs(settings.test, settings.format)]
+    redial = functools.partial(_redial_games, settings.seed)
+    train_sets = [load_games(s, _movielens, redial) for s in parse_specs(game_specs(settings.train), settings.format)]
+    test_sets = [load_games(s, _movielens, redial) for s in parse_specs(game_specs(settings.test), settings.format)]
     datasets = {s.label: s.describe() for s in [*train_sets, *test_sets]}
     pairs = [_pair(train, test, settings, console) for train in train_sets for test in test_sets]
     return {

@@ -23,6 +23,10 @@ def plan_figures(settings: GenerateConfig, coverage_of: list[str]) -> dict[str, 
     data = load_data(settings)
     planned = PLANNERS[settings.mode](settings, data)
     figures: dict[str, Any] = {"mode": settings.mode, "source": settings.data_source, **asdict(planned.summary)}
+    if settings.mode == "gorecdial":  # how hard the sets are: the share each ranker picks correctly first
+        figures["set_difficulty"] = settings.set_rules.difficulty
+        for ranker in ("description", "corating"):
+            figures[f"sets_{ranker}_first"] = round(planned.counts[f"sets_{ranker}_first"] / planned.summary.n, 4)
     if coverage_of:
         targets = {spec_target(spec): data.catalog[spec_target(spec)] for spec in planned.specs}
         figures["coverage"] = {}

@@ -2,6 +2,7 @@ import asyncio
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from synth.config import GenerateConfig
@@ -17,11 +18,12 @@ from synth.gorecdial import (
 )
 from synth.item_embeddings import corating_embeddings
 from synth.llm.scripted import ScriptedBackend
-from synth.movie_sets import SetRules, select_movie_sets
+from synth.movie_sets import MovieSet, SetRules, select_movie_sets
 from synth.prompting import PromptSet
 from synth.records import Item
 from synth.replies import ReplyFormatError
 from synth.runner import generate
+from synth.set_identifiability import identifiability
 from synth.simulators import Sampling
 from tests.helpers import first_candidate_script, read_records
 
@@ -46,7 +48,7 @@ def test_coratings_put_the_most_similar_movie_first(movielens, embeddings):
 
 
 def test_movie_sets_follow_the_rules(movielens, embeddings):
-    rules = SetRules()
+    rules = SetRules(difficulty="moderate")
     sets, report = select_movie_sets(movielens.ratings, embeddings, n=25, seed=1, rules=rules)
     assert report.kept == len(sets) == 25 and report.tried == report.kept + sum(report.dropped.values())
     ratings = movielens.ratings
@@ -61,6 +63,47 @@ def test_movie_sets_follow_the_rules(movielens, embeddings):
         assert abs(sum(s.points) - 1) < 1e-3
     again, _ = select_movie_sets(movielens.ratings, embeddings, n=25, seed=1, rules=rules)
     assert again == sets
+
+
+def test_a_difficulty_fills_the_rules_it_is_not_given():
+    assert SetRules() == SetRules(difficulty="paper") and SetRules().correct_pool == 1 and SetRules().easy_margin is None
+    moderate = SetRules.model_validate({"difficulty": "moderate", "easy_margin": 0.6})
+    assert (moderate.correct_pool, moderate.hard_margin, moderate.easy_margin) == (10, 0.45, 0.6)
+    assert SetRules.model_validate(moderate.model_dump()) == moderate  # a manifest's rules read back the same
+    settings = GenerateConfig.model_validate({"set_rules": {"difficulty": "hard"}})
+    assert settings.set_rules.far_quantile == 0.8
+
+
+def test_paper_sets_take_the_nearest_unseen_movie_and_rankers_measure_how_identifiable_it_is(movielens, embeddings):
+    ratings = movielens.ratings
+    sets, report = select_movie_sets(ratings, embeddings, n=20, seed=3)
+    assert report.kept == 20 and not report.dropped.get("too_easy") and not report.dropped.get("too_hard")
+    for s in sets:
+        seen = set(ratings.loc[ratings["user"] == s.user_id, "item"])
+        sims = embeddings.similarity_to(embeddings.mean_vector(s.seeker_items))
+        unseen = [i for i in np.argsort(-sims, kind="stable") if embeddings.ids[i] not in seen]
+        assert s.candidates[s.correct_index] == embeddings.ids[unseen[0]]  # the nearest unseen movie
+    measured = identifiability(sets, ratings, movielens.catalog)
+    assert measured.sets == 20 and 0 <= measured.description_first <= 20
+    assert measured.corating_first > 4  # the raw co-ratings find the SVD's nearest movie more often than chance
+
+
+def test_identifiability_counts_a_planted_giveaway_and_a_set_that_hides_its_movie():
+    space = ["space rebels fight the galactic empire with laser swords"] * 6
+    other = ["a romantic comedy of two bakers in paris", "a courtroom drama about a small town lawyer",
+             "a cooking contest in a busy kitchen", "a family road trip across the desert"]
+    catalog = {f"s{i}": Item(id=f"s{i}", title=f"Saga {i}", genres=["Sci-Fi"], description=d) for i, d in enumerate(space)}
+    catalog |= {f"o{i}": Item(id=f"o{i}", title=f"Other {i}", genres=["Drama"], description=d) for i, d in enumerate(other)}
+    fans, others = range(8), range(8, 16)  # fans love the saga and dislike the rest; the others the reverse
+    rows = [(u, i, 5.0 if (u in fans) == i.startswith("s") else 1.0) for u in [*fans, *others] for i in catalog]
+    ratings = pd.DataFrame(rows, columns=["user", "item", "rating"])
+    seeker = [f"s{i}" for i in range(5)]
+    giveaway = MovieSet(user_id="0", seeker_items=seeker, candidates=["o0", "o1", "s5", "o2", "o3"], correct_index=2,
+                        similarities=[0.0] * 5, points=[0.2] * 5, coherence=1.0, margin=0.5)
+    hidden = giveaway.model_copy(update={"correct_index": 0})  # the correct movie is the unlike one
+    measured = identifiability([giveaway, hidden], ratings, catalog)
+    assert (measured.sets, measured.description_first, measured.corating_first) == (2, 1, 1)
+    assert measured.counts() == {"sets_description_first": 1, "sets_corating_first": 1}
 
 
 def test_score_discounts_each_extra_recommendation():
