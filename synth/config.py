@@ -227,6 +227,9 @@ class GenerateConfig(BackendConfig):
         for name, before in ADDED_FIELDS.items():
             if semantic[name] == before:
                 del semantic[name]
+        del semantic["set_rules"]["difficulty"]  # the fields it fills say all it does
+        if self.mode != "gorecdial":  # no sets are drawn: the rules older synths wrote, whatever they are now
+            semantic["set_rules"] = SetRules(difficulty="moderate").model_dump(mode="json", exclude={"difficulty"})
         return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
 
 

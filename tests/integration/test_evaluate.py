@@ -22,7 +22,7 @@ def test_the_real_seeker_talks_to_three_crss_and_a_second_run_resumes(tmp_path):
         again = run_synth(*args)
         assert again.returncode == 0, again.stderr
     results = json.loads((out / "results.json").read_text())
-    assert results["cases"]["played"] == 2 and results["settings"]["seeker_model"] == "smollm2-135m"
+    assert results["cases"]["played"] == 2 and results["settings"]["seeker_model"] == "packaged:smollm2-135m"
     oracle, chance = results["systems"]["oracle"], results["systems"]["random"]
     assert oracle["success"]["mean"] == oracle["success_at_first_recommendation"] == 1.0
     assert chance["expected_by_chance"]["success"] < 0.01

@@ -17,7 +17,9 @@ pytestmark = pytest.mark.integration
 
 def test_embedded_model_on_ray_matches_the_local_run(cluster, tmp_path):
     # one thread per llama.cpp: two workers share the 2 cores, and the local run computes the same way
-    config = GenerateConfig(n=2, seed=3, max_utterances=4, model="packaged:smollm2-135m", n_threads=1, progress=False)
+    # (the reply checks' re-samples are tested elsewhere: here they only lengthen the suite)
+    config = GenerateConfig(n=2, seed=3, max_utterances=4, model="packaged:smollm2-135m", n_threads=1, progress=False,
+                            reply_resamples=0)
     local = asyncio.run(generate(config, tmp_path / "local"))
     on_ray = ray_generate(config, tmp_path / "ray", workers=2, shards=2)
     records = read_records(tmp_path / "ray")

@@ -69,13 +69,15 @@ def made_up_games(n: int, seed: int, hesitant: float = 0.0) -> list[Game]:
 
 def game_script(accept: bool):
     """A scripted backend's answers (game logic, not a model): the expert always picks the first remaining
-    candidate (or 'none' when it may only speak); the seeker accepts every recommendation, or none."""
+    candidate (or 'none' when it may only speak); the seeker accepts every recommendation its schema lets it
+    accept (the correct one: a game never ends on a wrong acceptance), or none."""
     def script(messages, schema):
         props = schema["properties"]
         if "item" in props:
             return json.dumps({"think": "t", "item": props["item"]["enum"][0], "utterance": "What do you like?"})
         if "accept" in props:
-            return json.dumps({"utterance": "Sure!" if accept else "No thanks.", "accept": accept})
+            takes = accept and props["accept"].get("const", True)
+            return json.dumps({"utterance": "Sure!" if takes else "No thanks.", "accept": takes})
         return json.dumps({"utterance": "I like slow westerns."})
 
     return script
@@ -223,5 +225,5 @@ def test_cli_writes_both_tables_and_plots(tmp_path):
     markdown = (out / "results.md").read_text()
     assert "| +PLAN |" in markdown and "## gen -> gen" in markdown
     assert (out / "gorecdial.png").stat().st_size > 10_000 and (out / "gorecdial_botplay.png").exists()
-    refused = run_synth("benchmark", "--suite", "gorecdial", "--train", "redial-test", "--test", f"gen={run}")
+    refused = run_synth("benchmark", "--suite", "gorecdial", "--train", "inspired-test", "--test", f"gen={run}")
     assert refused.returncode != 0 and "reads GoRecDial games" in refused.stderr
