@@ -5,10 +5,11 @@ test answers outside the protocol)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from synth.benchmarks.perf.serving import serving
 
 
 def list_crs(titles: list[str]) -> Callable[[dict], dict]:
@@ -41,11 +42,5 @@ def crs_server(answer: Callable[[dict], dict | str]) -> Iterator[tuple[str, list
         def log_message(self, *args: object) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/crs", received
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}/crs", received

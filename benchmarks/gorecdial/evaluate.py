@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from synth.analysis.intervals import mean_interval
 from synth.analysis.metrics.generation import bleu, mean_token_f1
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.expert import strip_eos
 from synth.benchmarks.gorecdial.games import DECISIONS, Game
-from synth.benchmarks.gorecdial.intervals import mean_interval
 from synth.benchmarks.gorecdial.training import Expert, turn_examples
 
 KS = (1, 3)

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
+from synth.analysis.intervals import mean_interval
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, strip_eos
 from synth.benchmarks.gorecdial.games import Game, Utterance
-from synth.benchmarks.gorecdial.intervals import mean_interval
 from synth.benchmarks.gorecdial.seekers import Seeker
 from synth.benchmarks.gorecdial.training import Expert
 from synth.gorecdial import GoRecDialRules

@@ -4,14 +4,13 @@ ones, turns to success, the leak rate, and bootstrap intervals over the cases.""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from statistics import fmean
 
+from synth.analysis.intervals import apart, mean_interval
 from synth.benchmarks.interactive.conversation import Conversation
 
 CUTS = (1, 10, 50)
-BOOTSTRAP = 1000
 
 
 def hit_by(conversation: Conversation, k: int, turn: int) -> bool:
@@ -25,19 +24,9 @@ def first_recommendation(conversation: Conversation) -> int | None:
     return next((i + 1 for i, item in enumerate(conversation.recommended) if item is not None), None)
 
 
-def interval(values: Sequence[float], seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of `values` over BOOTSTRAP resamples (seeded)."""
-    if not values:
-        return (0.0, 0.0)
-    rng = random.Random(f"bootstrap-{seed}")
-    means = sorted(fmean(rng.choices(values, k=len(values))) for _ in range(BOOTSTRAP))
-    low = means[int((1 - level) / 2 * BOOTSTRAP)]
-    high = means[min(int((1 + level) / 2 * BOOTSTRAP), BOOTSTRAP - 1)]
-    return (round(low, 4), round(high, 4))
-
-
 def with_interval(values: Sequence[float], seed: int) -> dict[str, object]:
-    return {"mean": round(fmean(values), 4) if values else 0.0, "ci95": list(interval(values, seed))}
+    """The mean of `values` and its 95% bootstrap interval ([0, 0] for no values)."""
+    return {"mean": round(fmean(values), 4) if values else 0.0, "ci95": mean_interval(values, seed) or [0.0, 0.0]}
 
 
 def scores(conversations: Sequence[Conversation], turns: int, seed: int = 0) -> dict[str, object]:
@@ -94,6 +83,4 @@ def preference_coverage(conversations: Sequence[Conversation]) -> dict[str, obje
 
 def separated(a: dict[str, object], b: dict[str, object], metric: str = "recall@10") -> bool:
     """Whether two CRSs' 95% intervals of `metric` do not overlap."""
-    low_a, high_a = a[metric]["ci95"]  # type: ignore[index]
-    low_b, high_b = b[metric]["ci95"]  # type: ignore[index]
-    return high_a < low_b or high_b < low_a
+    return apart(a[metric]["ci95"], b[metric]["ci95"])  # type: ignore[index]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,9 +153,9 @@ def check_crs(options: EvaluateOptions) -> None:
 
 def twins(crs: Crs, train: TrainingData | None, setup: Setup, space: ItemSpace, seed: int) -> list[Crs]:
     """--validate: the CRS's degraded twins, one that ignores the conversation (popularity on the training
-    set) and one whose ranking is shuffled."""
+    set; none for popularity itself) and one whose ranking is shuffled."""
     found: list[Crs] = [ShuffledTwin(crs, space, seed)]
-    if train is not None:
+    if train is not None and not (isinstance(crs, BaselineCrs) and isinstance(crs.model, Popularity)):
         popularity = Popularity(setup)
         fit_or_load(popularity, train, setup)
         found.insert(0, BaselineCrs(popularity, space, f"{crs.name} (popularity twin)"))
@@ -178,6 +179,11 @@ def done_conversations(folder: Path) -> dict[str, Conversation]:
     return found
 
 
+def case_seed(seed: int, case_id: str) -> int:
+    """The seed of one case's conversation: the run's seed and the case alone, whatever else --n samples."""
+    return seed * 1_000_003 + zlib.crc32(case_id.encode()) % 1_000_000 * 1000
+
+
 async def play_crs(crs: Crs, cases: Sequence[EvalCase], seeker: Seeker, space: ItemSpace, options: EvaluateOptions,
                    on_done: Callable[[], None] = lambda: None) -> list[Conversation]:
     """Every case against one CRS (those already in its folder read back), `options.concurrency` at once."""
@@ -187,10 +193,10 @@ async def play_crs(crs: Crs, cases: Sequence[EvalCase], seeker: Seeker, space: I
     gate = asyncio.Semaphore(options.concurrency)
     lock = asyncio.Lock()
 
-    async def one(index: int, case: EvalCase) -> None:
+    async def one(case: EvalCase) -> None:
         async with gate:
             record, result = await converse(case, crs, seeker, space, turns=options.turns,
-                                            seed=options.seed * 1_000_003 + index * 1000, mode=options.mode)
+                                            seed=case_seed(options.seed, case.id), mode=options.mode)
         async with lock:
             with (folder / "dialogues.jsonl").open("a", encoding="utf-8") as out:
                 out.write(record.model_dump_json() + "\n")
@@ -199,7 +205,7 @@ async def play_crs(crs: Crs, cases: Sequence[EvalCase], seeker: Seeker, space: I
             done[case.id] = result
         on_done()
 
-    await asyncio.gather(*(one(i, c) for i, c in enumerate(cases) if c.id not in done))
+    await asyncio.gather(*(one(c) for c in cases if c.id not in done))
     return [done[c.id] for c in cases]
 
 

@@ -13,8 +13,10 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from synth.benchmarks.perf.serving import serving
 
 FAULTS = ("429", "500", "not-json", "drop", "stall")
 FORWARDED_HEADERS = ("Authorization", "Content-Type", "Accept")
@@ -121,12 +123,5 @@ def fault_proxy(upstream: str, plan: FaultPlan) -> Iterator[tuple[str, ProxyLog]
     """Serve the proxy on a free port of 127.0.0.1 in front of `upstream` (a /v1 base URL); yields the proxy's
     /v1 base URL and its log."""
     log = ProxyLog()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream, plan, log))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{urlsplit(upstream).path}", log
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(upstream, plan, log)) as port:
+        yield f"http://127.0.0.1:{port}{urlsplit(upstream).path}", log

@@ -9,12 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
-
-import pandas as pd
+from typing import TYPE_CHECKING, BinaryIO
 
 from synth.errors import InputError
 from synth.records import Item
+
+if TYPE_CHECKING:  # pandas is imported where a table is read: the CLI starts without it
+    import pandas as pd
 
 # The columns each file must have; other files in the folder (README, genome-*.csv) are ignored.
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -28,9 +29,7 @@ _NO_GENRES = "(no genres listed)"
 _YEAR = re.compile(r"\s*\((\d{4})(?:[-–]\d{4})?\)$")  # "(1995)", or a series' "(2006–2007)"
 _ARTICLE = re.compile(r"^([^(]+?), (The|A|An)(?=$|:| \()")  # "American President, The" + end, ":" or " (aka)"
 
-_EMPTY_RATINGS = pd.DataFrame({"user": [], "item": [], "rating": [], "timestamp": []}).astype(
-    {"user": str, "item": str, "rating": "float64", "timestamp": "int64"}
-)
+_RATING_TYPES = {"user": str, "item": str, "rating": "float64", "timestamp": "int64"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +66,7 @@ def load_movielens(path: Path, *, ratings: bool = True) -> MovieLens:
     """Read movies, links, ratings and tags from a MovieLens zip or folder (read in place, never extracted).
     With `ratings=False` the ratings table is left empty (stream it with `read_movielens_ratings` instead)."""
     movies = _movies(_read(path, "movies.csv"), _read(path, "links.csv"))
-    table = _interactions(_read(path, "ratings.csv"), "rating") if ratings else _EMPTY_RATINGS.copy()
+    table = _interactions(_read(path, "ratings.csv"), "rating") if ratings else _no_ratings()
     tags = _interactions(_read(path, "tags.csv"), "tag")
     by_imdb: dict[str, str] = {}
     for item in movies.values():
@@ -141,7 +140,15 @@ def _zip_folder(path: Path, archive: zipfile.ZipFile) -> str:
     return folders.pop()
 
 
+def _no_ratings() -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame({column: [] for column in _RATING_TYPES}).astype(_RATING_TYPES)
+
+
 def _read(path: Path, name: str) -> pd.DataFrame:
+    import pandas as pd
+
     with open_movielens_file(path, name) as (label, handle):
         return _checked(pd.read_csv(handle, dtype=_TEXT_COLUMNS, keep_default_na=False), label, name)
 
@@ -159,6 +166,8 @@ def _checked(table: pd.DataFrame, label: object, name: str) -> pd.DataFrame:
 
 
 def _numeric(values: pd.Series, label: object, kind: str) -> pd.Series:
+    import pandas as pd
+
     numbers = pd.to_numeric(values, errors="coerce")
     bad = numbers.isna()
     if bad.any():

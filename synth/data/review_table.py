@@ -6,13 +6,12 @@ import csv
 import logging
 import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-import pandas as pd
-import pyarrow
 from pydantic import BaseModel
 
 from synth.data.bad_lines import BadLines
@@ -126,6 +125,9 @@ def _read_jsonl(path: Path, bad_lines: BadLines) -> _Table:
 
 
 def _read_parquet(path: Path) -> _Table:
+    import pandas as pd  # here, not at the top: the CLI starts without pandas
+    import pyarrow
+
     try:
         table = pd.read_parquet(path)
     except pyarrow.ArrowException as exc:
@@ -163,9 +165,15 @@ def _parse(path: Path, line: int, raw: dict[str, Any], columns: ReviewColumns, b
     return _Row(line, values["user"], values["item"], rating, values["text"], row_scale)
 
 
+def _is_missing(value: Any) -> bool:
+    """pandas' NA (a cell of a parquet table); pandas is loaded whenever such a value exists."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and value is pandas.NA
+
+
 def cell_text(value: Any) -> str:
     """A cell as stripped text; None and NaN are empty; 12.0 (an id read as float) is '12'."""
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    if value is None or _is_missing(value) or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

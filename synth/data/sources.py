@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from synth.data.bad_lines import BadLines
 from synth.data.demo import demo_path
@@ -18,6 +17,9 @@ from synth.data.rt_critics import load_rt_critics
 from synth.data.tables import load_catalog
 from synth.errors import InputError, SynthError
 from synth.records import Item, Review
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MOVIELENS_DEFAULT = Path("movielens-latest-small/ml-latest-small.zip")
 RT_DEFAULT = Path("reviews-rt-critics-cs109/critics.csv.gz")

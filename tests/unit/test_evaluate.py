@@ -14,7 +14,7 @@ from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.interactive.cases import CaseReport, human_cases, sample_cases
 from synth.benchmarks.interactive.conversation import SCRUBBED, Conversation, scrub
 from synth.benchmarks.interactive.crs import BaselineCrs, OracleCrs, RandomCrs, ShuffledTwin
-from synth.benchmarks.interactive.metrics import hit_by, interval, scores, separated
+from synth.benchmarks.interactive.metrics import hit_by, scores, separated, with_interval
 from synth.benchmarks.interactive.remote import CrsError, HttpCrs, read_items
 from synth.benchmarks.interactive.results import markdown
 from synth.benchmarks.interactive.run import EvaluateOptions, done_conversations, play_crs, static_recall
@@ -23,6 +23,7 @@ from synth.data.paths import shared_data_root
 from synth.filters.titles import TitleSpotter
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.prompting import PromptSet
+from synth.records import DialogueRecord
 from synth.simulators import Sampling, Seeker
 from tests.crs_server import crs_server, list_crs
 
@@ -134,7 +135,7 @@ def test_metrics_count_hits_by_turn_and_intervals_separate_what_differs():
     figures = scores([found, lost], 2)
     assert figures["success_by_turn"] == [0.0, 0.5] and figures["recall_by_turn"]["recall@50"] == [0.5, 0.5]
     assert figures["success_at_first_recommendation"] == 0.5 and figures["success_later"] == 0.0
-    assert interval([1.0] * 30) == (1.0, 1.0)
+    assert with_interval([1.0] * 30, 0) == {"mean": 1.0, "ci95": [1.0, 1.0]}
     good, bad = scores([found] * 30, 2), scores([lost] * 30, 2)
     assert separated(good, bad) and not separated(good, good)
 
@@ -148,6 +149,21 @@ def test_a_second_run_reads_back_what_the_first_wrote(catalog, space, tmp_path):
     again = asyncio.run(play_crs(oracle, cases, seeker(), space, options))
     assert [c.as_dict() for c in again] == [c.as_dict() for c in first]
     assert len((tmp_path / "oracle" / "dialogues.jsonl").read_text().splitlines()) == len(cases)
+
+
+def test_a_case_plays_with_its_own_seed_whatever_else_is_sampled(catalog, space, tmp_path):
+    dialogues = [redial_like(catalog), redial_like(catalog).model_copy(update={"id": "d2"})]
+    both = human_cases(dialogues, "redial", space, CaseReport())
+    oracle = OracleCrs({c.id: c.target for c in both}, space)
+
+    def seeds(cases, folder):
+        asyncio.run(play_crs(oracle, cases, seeker(), space, EvaluateOptions(["oracle"], "-", folder, turns=1)))
+        lines = (folder / "oracle" / "dialogues.jsonl").read_text().splitlines()
+        records = map(DialogueRecord.model_validate_json, lines)
+        return {record.id.removeprefix("eval-oracle-"): record.generation.seed for record in records}
+
+    alone, together = seeds(both[1:], tmp_path / "alone"), seeds(both, tmp_path / "together")
+    assert len(together) == 2 and alone == {both[1].id: together[both[1].id]} != {both[1].id: together[both[0].id]}
 
 
 def test_degraded_twins_keep_talking_but_lose_the_order(catalog, space):
@@ -167,6 +183,18 @@ def test_degraded_twins_keep_talking_but_lose_the_order(catalog, space):
     assert recommended.recommended == space.ids[-2] and space.items[space.ids[-2]].title in recommended.utterance
     shuffled = asyncio.run(ShuffledTwin(crs, space).respond("c", said, [space.ids[-1]]))
     assert sorted(shuffled.ranking) == sorted(recommended.ranking) and shuffled.ranking != recommended.ranking
+
+
+def test_each_baseline_gets_a_popularity_twin_but_popularity_itself_only_its_shuffled_one(space):
+    from synth.benchmarks.crs.baselines.cooccurrence import CoOccurrence
+    from synth.benchmarks.interactive.run import twins
+
+    setup = Setup(space, progress=False)
+    train = TrainingData("none", "0", [], [], [])
+    popularity, other = BaselineCrs(Popularity(setup), space), BaselineCrs(CoOccurrence(setup), space)
+    assert [t.name for t in twins(popularity, train, setup, space, 0)] == ["popularity (shuffled)"]
+    assert [t.name for t in twins(other, train, setup, space, 0)] == [
+        f"{other.name} (popularity twin)", f"{other.name} (shuffled)"]
 
 
 def test_target_free_cases_hold_out_liked_movies_and_the_seeker_sees_only_their_genres(catalog, space, tmp_path):

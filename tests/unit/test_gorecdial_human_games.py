@@ -97,7 +97,7 @@ def test_the_shared_redial_test_split_gives_games(source):
 
 
 def test_intervals_are_seeded_and_tell_apart_what_differs():
-    from synth.benchmarks.gorecdial.intervals import apart, mean_interval
+    from synth.analysis.intervals import apart, mean_interval
 
     low = mean_interval([0.0] * 80 + [1.0] * 20, seed=3)
     high = mean_interval([0.0] * 20 + [1.0] * 80, seed=3)

@@ -1,5 +1,5 @@
 """95% bootstrap percentile intervals of a mean (scipy.stats.bootstrap, seeded), so that a gain and its
-absence are both readable in the suite's tables."""
+absence are both readable in the benchmarks' tables (`synth evaluate`, the GoRecDial suite)."""
 
 from __future__ import annotations
 
