@@ -55,16 +55,29 @@ class BenchmarkDataset:
 
 
 def parse_specs(specs: Sequence[str], format: str | None = None) -> list[DatasetSpec]:
-    """'LABEL=PATH', 'PATH' or a shortcut (redial-train, redial-test, inspired-dev, inspired-test); a label
-    given twice pools both paths into one dataset."""
+    """'LABEL=PATH', 'PATH' or a shortcut (redial-train, redial-test, inspired-dev, inspired-test); 'A+B' joins
+    sets into one (`both=redial-train+runs/x`), as a label given twice pools its paths."""
     pooled: dict[str, DatasetSpec] = {}
     for spec in specs:
-        label, path = resolve_spec(spec)
+        label, paths = _joined(spec)
+        label = label or (paths[0].name if paths[0].is_dir() else paths[0].stem)
+        pooled.setdefault(label, DatasetSpec(label, [], format)).paths.extend(paths)
+    return list(pooled.values())
+
+
+def _joined(spec: str) -> tuple[str | None, list[Path]]:
+    """The label and paths of one spec; a path that does not exist but whose '+'-separated parts do is a join
+    (its label, when none is given, is the spec itself)."""
+    label, path = resolve_spec(spec)
+    if path.exists() or "+" not in str(path):
         if not path.exists():
             raise InputError(path, "no such file or run folder" + (f" (for '{label}')" if label else ""))
-        label = label or (path.name if path.is_dir() else path.stem)
-        pooled.setdefault(label, DatasetSpec(label, [], format)).paths.append(path)
-    return list(pooled.values())
+        return label, [path]
+    parts = [resolve_spec(part)[1] for part in str(path).split("+")]
+    for part in parts:
+        if not part.exists():
+            raise InputError(part, f"no such file or run folder (in the join '{spec}')")
+    return label or str(path), parts
 
 
 def load_dataset(spec: DatasetSpec, space: ItemSpace) -> BenchmarkDataset:

@@ -51,6 +51,15 @@ def score_recommender(
     description: str, progress: bool,
 ) -> dict[str, float]:
     """Recall@1/10/50, MRR@50 and NDCG@50 over the cases, ranking the whole item space."""
+    return recommendation_metrics(target_ranks(model, cases, space, exclude_mentioned=exclude_mentioned,
+                                               description=description, progress=progress))
+
+
+def target_ranks(
+    model: Recommender, cases: Sequence[RecommendationCase], space: ItemSpace, *, exclude_mentioned: bool,
+    description: str, progress: bool,
+) -> list[int | None]:
+    """Each case's target rank in the model's ranking of the whole item space."""
     size = getattr(model, "batch_size", BATCH) or max(len(cases), 1)
     ranks: list[int | None] = []
     starts = range(0, len(cases), size)
@@ -60,7 +69,7 @@ def score_recommender(
         for row, case in zip(scores, batch):
             excluded = [space.row(i) for i in case.mentioned] if exclude_mentioned else []
             ranks.append(target_rank(row, space.row(case.target), excluded))
-    return recommendation_metrics(ranks)
+    return ranks
 
 
 def response_metrics(hypotheses: Sequence[str], references: Sequence[str], *, crslab_compat: bool = False) -> dict[str, float]:

@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from synth.benchmarks.crs.evaluate import CRSLAB_METRICS, RECOMMENDATION_METRICS, RESPONSE_METRICS
+from synth.benchmarks.crs.significance import verdict
 
 SHORT = {"recall@1": "R@1", "recall@10": "R@10", "recall@50": "R@50", "mrr@50": "MRR@50", "ndcg@50": "NDCG@50"}
 PLOTTED = {"recommendation": ("recall@10", "recall@50"), "response": ("f1", "bleu-2", "dist-2")}
@@ -21,12 +22,14 @@ def metric_names(task: str, results: dict[str, Any]) -> tuple[str, ...]:
 
 
 def rows(task: str, results: dict[str, Any]) -> list[tuple[str, str, dict[str, dict[str, float]], dict[str, int]]]:
-    """(model, train label, {test: metrics}, {test: cases}) in the order the models ran."""
+    """(model, train label, {test: metrics}, {test: cases}) in the order the models ran; a metric's 95% interval
+    is under its name + '_ci'."""
     table: dict[tuple[str, str], tuple[dict[str, dict[str, float]], dict[str, int]]] = {}
     for entry in results["results"]:
         if entry["task"] == task:
             metrics, cases = table.setdefault((entry["model"], entry["train"] or "–"), ({}, {}))
-            metrics[entry["test"]], cases[entry["test"]] = entry["metrics"], entry["cases"]
+            found = entry["metrics"] | {f"{name}_ci": ci for name, ci in entry.get("ci95", {}).items()}
+            metrics[entry["test"]], cases[entry["test"]] = found, entry["cases"]
     return [(model, train, metrics, cases) for (model, train), (metrics, cases) in table.items()]
 
 
@@ -64,9 +67,13 @@ def markdown(results: dict[str, Any]) -> str:
         header = ["model", "train"] + [f"{test} {SHORT.get(m, m)}" for test in tests for m in names]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
         for model, train, metrics, _ in task_rows:
-            cells = [_cell(metrics.get(test, {}).get(m)) for test in tests for m in names]
+            cells = [_cell(metrics.get(test, {}).get(m), metrics.get(test, {}).get(f"{m}_ci"))
+                     for test in tests for m in names]
             lines.append(f"| {model} | {train} | " + " | ".join(cells) + " |")
         lines += ["", "Cases per test set: " + "; ".join(_cases_note(task, test, task_rows) for test in tests) + "."]
+        lines.append("In brackets: 95% bootstrap intervals over the test cases.")
+        found = verdict([c for c in results.get("comparisons", []) if c["task"] == task], SHORT)
+        lines += [found] if found else []
         if task == "recommendation":
             space = results["settings"]["item_space"]
             excluded = "excluded from" if results["settings"]["exclude_mentioned"] else "kept in"
@@ -88,8 +95,10 @@ def _cases_note(task: str, test: str, task_rows: list) -> str:
     return f"{test} " + " / ".join(f"{n:,}" for n in counts)
 
 
-def _cell(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+def _cell(value: float | None, interval: list[float] | None = None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
 def console_tables(results: dict[str, Any]) -> list[Table]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,18 @@ from synth.benchmarks.crs.cases import (
     sample,
 )
 from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_dataset, parse_specs
-from synth.benchmarks.crs.evaluate import distinct_metrics, score_recommender, score_responder
+from synth.benchmarks.crs.evaluate import distinct_metrics, recommendation_metrics, score_responder, target_ranks
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.registry import LLM, baseline_class, task_of
+from synth.benchmarks.crs.significance import (
+    RowValues,
+    compare_training_sets,
+    intervals,
+    ranking_values,
+    response_values,
+)
 from synth.config import BackendConfig
+from synth.errors import SynthError
 
 
 @dataclass
@@ -35,6 +44,7 @@ class BenchmarkOptions:
     exclude_mentioned: bool = False
     crslab_compat: bool = False
     max_cases: int | None = None  # per test set and task, a seeded sample
+    train_size: int | None = None  # each training set a seeded sample of this many dialogues
     llm_cases: int = 50  # the LLM baselines' seeded sample per test set and task
     seed: int = 0
     embedding_model: str | None = None
@@ -58,7 +68,8 @@ def run_benchmark(
     """The results document: settings, datasets (sizes, item mapping) and one entry per model x train x test.
     Each model's name and training set are announced on `console` when the caller gives one."""
     space = space or ItemSpace.movielens()
-    train_sets = [load_dataset(spec, space) for spec in parse_specs(settings.train, settings.format)]
+    train_sets = [sized(load_dataset(spec, space), settings.train_size, settings.seed)
+                  for spec in parse_specs(settings.train, settings.format)]
     test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
     # Every title is in the space now: its size is fixed from here on.
     setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir)
@@ -80,6 +91,7 @@ def run_benchmark(
          "metrics": distinct_metrics([c.reference for c in t.responses], crslab_compat=settings.crslab_compat)}
         for t in tests
     ]
+    scored: list[RowValues] = []
     for name in settings.models:
         cls = baseline_class(name)
         for data in training if cls.trains else [None]:
@@ -91,9 +103,10 @@ def run_benchmark(
                 cached = fit_or_load(model, data, setup, refit=settings.refit)
             fit_s = time.perf_counter() - started
             for test in tests:
-                results.append(_score(name, model, test, settings, space) | {
-                    "train": data.label if data else None, "fit_s": round(fit_s, 2), "cached": cached,
-                })
+                entry, values = _score(name, model, test, settings, space)
+                label = data.label if data else None
+                results.append(entry | {"train": label, "fit_s": round(fit_s, 2), "cached": cached})
+                scored.append(RowValues(entry["task"], name, label, test.dataset.label, values))
     return {
         "settings": _settings_record(settings, space),
         "datasets": {"train": describe(train_sets), "test": describe(test_sets)},
@@ -101,7 +114,21 @@ def run_benchmark(
         "test_cases": {t.dataset.label: {"recommendation": len(t.recommendation), "response": len(t.responses)} for t in tests},
         "target_coverage": target_coverage(training, tests),
         "results": results,
+        "comparisons": compare_training_sets(scored, settings.seed),
     }
+
+
+def sized(dataset: BenchmarkDataset, size: int | None, seed: int) -> BenchmarkDataset:
+    """A seeded sample of `size` of the dataset's dialogues (all of them when `size` is None), so that training
+    sets of equal size compare their data dialogue for dialogue; a set with fewer is an error."""
+    if size is None:
+        return dataset
+    if len(dataset.conversations) < size:
+        raise SynthError(f"training set '{dataset.label}' has {len(dataset.conversations):,} dialogues, fewer than "
+                         f"--train-size {size:,}")
+    chosen = sorted(random.Random(f"train-size-{seed}").sample(range(len(dataset.conversations)), size))
+    return replace(dataset, conversations=[dataset.conversations[i] for i in chosen],
+                   fingerprint=f"{dataset.fingerprint}:{size}:{seed}")
 
 
 def target_coverage(training: list[TrainingData], tests: list[TestSet]) -> dict[str, dict[str, float]]:
@@ -118,7 +145,9 @@ def target_coverage(training: list[TrainingData], tests: list[TestSet]) -> dict[
     return coverage
 
 
-def _score(name: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace) -> dict[str, Any]:
+def _score(name: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace
+           ) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """One row's metrics (with 95% intervals of its key metrics) and the key metrics' per-case values."""
     task = task_of(name)
     cases = test.recommendation if task == "recommendation" else test.responses
     if name in LLM:
@@ -127,18 +156,19 @@ def _score(name: str, model: Any, test: TestSet, settings: BenchmarkOptions, spa
     started = time.perf_counter()
     entry: dict[str, Any] = {"task": task, "model": name, "test": test.dataset.label, "cases": len(cases)}
     if task == "recommendation":
-        entry["metrics"] = score_recommender(
-            model, cases, space, exclude_mentioned=settings.exclude_mentioned,
-            description=f"{name} on {test.dataset.label}", progress=settings.progress,
-        )
+        ranks = target_ranks(model, cases, space, exclude_mentioned=settings.exclude_mentioned,
+                             description=f"{name} on {test.dataset.label}", progress=settings.progress)
+        entry["metrics"], values = recommendation_metrics(ranks), ranking_values(ranks)
     else:
         entry["metrics"], answers = score_responder(model, cases, crslab_compat=settings.crslab_compat)
+        values = response_values(answers, [c.reference for c in cases])
         entry["examples"] = [{"context": c.context[-1].text, "reference": c.reference, "answer": a}
                              for c, a in list(zip(cases, answers))[:3]]
+    entry["ci95"] = intervals(values, settings.seed)
     entry["eval_s"] = round(time.perf_counter() - started, 2)
     if usage is not None:
         entry["llm_usage"] = {key: value - usage[key] for key, value in model.usage.items()}
-    return entry
+    return entry, values
 
 
 def _settings_record(settings: BenchmarkOptions, space: ItemSpace) -> dict[str, Any]:
@@ -148,6 +178,7 @@ def _settings_record(settings: BenchmarkOptions, space: ItemSpace) -> dict[str, 
         "exclude_mentioned": settings.exclude_mentioned,
         "crslab_compat": settings.crslab_compat,
         "max_cases": settings.max_cases,
+        "train_size": settings.train_size,
         "llm_cases": settings.llm_cases,
         "seed": settings.seed,
         "embedding_model": settings.embedding_model,

@@ -21,8 +21,8 @@ def benchmark(
     ctx: typer.Context,
     train: list[str] = typer.Option(
         ..., "--train", help="A training set: a run folder, a synth .jsonl, a ReDial / INSPIRED / PEARL file, or "
-        "redial-train, redial-test, inspired-dev, inspired-test; LABEL=PATH names it, a label given twice pools "
-        "both (repeatable)."
+        "redial-train, redial-test, inspired-dev, inspired-test; LABEL=PATH names it, A+B joins sets "
+        "(both=redial-train+runs/x), a label given twice pools both (repeatable)."
     ),
     test: list[str] = typer.Option(
         ..., "--test", help="A test set, as for --train (repeatable); with --suite gorecdial, the training set "
@@ -46,6 +46,9 @@ def benchmark(
         False, "--crslab-compat", help="Also report CRSLab's character-n-gram 'dist@n' (labelled as such)."
     ),
     max_cases: Optional[int] = typer.Option(None, min=1, help="A seeded sample of cases per test set and task."),
+    train_size: Optional[int] = typer.Option(
+        None, min=1, help="crs: each training set a seeded sample of this many dialogues (compare data per dialogue)."
+    ),
     llm_cases: int = typer.Option(50, min=1, help="Cases per test set and task for the LLM baselines (seeded)."),
     seed: int = typer.Option(0, help="Seed of training and of the case samples."),
     embedding_model: Optional[str] = typer.Option(None, help=f"Sentence embedding model {EMBEDDING_MODEL_DEFAULT_HELP}."),
@@ -96,7 +99,7 @@ def benchmark(
 
     settings = BenchmarkOptions(
         train=train, test=test, models=resolve_models(models), exclude_mentioned=exclude_mentioned,
-        crslab_compat=crslab_compat, max_cases=max_cases, llm_cases=llm_cases, seed=seed,
+        crslab_compat=crslab_compat, max_cases=max_cases, train_size=train_size, llm_cases=llm_cases, seed=seed,
         embedding_model=embedding_model, llm=llm_settings,
         cache_dir=cache_dir.expanduser(), refit=refit, progress=progress, format=input_format,
     )

@@ -176,3 +176,48 @@ def test_bad_datasets_and_models_are_named(tmp_path):
     assert result.returncode != 0 and "missing.jsonl" in result.stderr and "no such file" in result.stderr
     result = run_synth("benchmark", "--train", "redial-test", "--test", "redial-test", "--models", "bert")
     assert result.returncode != 0 and "unknown model 'bert'" in result.stderr
+
+
+def test_paired_differences_between_training_sets_are_significant_only_when_they_hold_case_by_case():
+    from synth.benchmarks.crs.significance import RowValues, compare_training_sets, verdict
+
+    cases = 200
+    human = RowValues("recommendation", "pop", "human", "t", {"recall@10": [0.0] * cases, "recall@50": [1.0] * cases})
+    more = [1.0] * 40 + [0.0] * (cases - 40)  # 40 more hits, none lost
+    both = RowValues("recommendation", "pop", "both", "t", {"recall@10": more, "recall@50": [1.0] * cases})
+    untrained = RowValues("recommendation", "bm25", None, "t", {"recall@10": more, "recall@50": more})
+    found = {c["metric"]: c for c in compare_training_sets([human, both, untrained], seed=0)}
+    assert set(found) == {"recall@10", "recall@50"} and found["recall@10"]["first"] == "human"
+    assert found["recall@10"]["significant"] and found["recall@10"]["difference"] == 0.2
+    assert 0.1 < found["recall@10"]["ci95"][0] < 0.2 < found["recall@10"]["ci95"][1] < 0.3
+    assert not found["recall@50"]["significant"]  # equal on every case
+    sentence = verdict(list(found.values()), {"recall@10": "R@10"})
+    assert sentence.startswith("Differences between training sets") and "1 of 2 significant" in sentence
+    assert "pop R@10 on t: both +0.200 against human" in sentence
+
+
+def test_joined_and_equal_sized_training_sets_with_intervals(redial_small, scripted_run, tmp_path):
+    from synth.benchmarks.crs.run import BenchmarkOptions, run_benchmark
+
+    train, test = redial_small
+    space = ItemSpace.movielens()
+    options = BenchmarkOptions(train=[f"redial-60={train}", f"both={train}+{scripted_run}"],
+                               test=[f"redial-test-40={test}"], models=["popularity", "tfidf"], max_cases=60,
+                               progress=False)
+    results = run_benchmark(options, space)
+    assert {label: d["dialogues"] for label, d in results["datasets"]["train"].items()} == {"redial-60": 60, "both": 80}
+    for row in results["results"]:
+        if row["model"] != "references":
+            (metric, interval), *_ = row["ci95"].items()
+            assert interval[0] <= row["metrics"][metric] <= interval[1], row
+    pairs = {(c["model"], c["metric"]) for c in results["comparisons"]}
+    assert pairs == {("popularity", "recall@10"), ("popularity", "recall@50"), ("tfidf", "f1")}
+    assert all(c["first"] == "redial-60" and c["second"] == "both" for c in results["comparisons"])
+    from synth.benchmarks.crs.results import markdown
+    table = markdown(results)
+    assert "Differences between training sets (paired bootstrap" in table and "In brackets: 95%" in table
+
+    sized = run_benchmark(BenchmarkOptions(**{**vars(options), "train_size": 20}), space)
+    assert {d["dialogues"] for d in sized["datasets"]["train"].values()} == {20}
+    with pytest.raises(SynthError, match="'redial-60' has 60 dialogues, fewer than --train-size 70"):
+        run_benchmark(BenchmarkOptions(**{**vars(options), "train_size": 70}), space)
