@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ from synth.benchmarks.crs.cases import (
 from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_dataset, parse_specs
 from synth.benchmarks.crs.evaluate import distinct_metrics, score_recommender, score_responder
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.crs.registry import LLM, baseline_class, task_of
+from synth.benchmarks.crs.lm.settings import LmSettings
+from synth.benchmarks.crs.registry import LLM, LM, SAMPLED, baseline_class, tasks_of
 from synth.config import BackendConfig
 
 
@@ -35,10 +36,11 @@ class BenchmarkOptions:
     exclude_mentioned: bool = False
     crslab_compat: bool = False
     max_cases: int | None = None  # per test set and task, a seeded sample
-    llm_cases: int = 50  # the LLM baselines' seeded sample per test set and task
+    llm_cases: int = 50  # the LLM and LM baselines' seeded sample per test set and task
     seed: int = 0
     embedding_model: str | None = None
     llm: BackendConfig = field(default_factory=BackendConfig)
+    lm: LmSettings = field(default_factory=LmSettings)
     cache_dir: Path | None = None
     refit: bool = False
     progress: bool = True
@@ -61,7 +63,8 @@ def run_benchmark(
     train_sets = [load_dataset(spec, space) for spec in parse_specs(settings.train, settings.format)]
     test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
     # Every title is in the space now: its size is fixed from here on.
-    setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir)
+    setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir,
+                  settings.lm)
     training = [
         TrainingData(d.label, d.fingerprint, d.conversations, recommendation_cases(d.conversations),
                      response_cases(d.conversations))
@@ -89,11 +92,13 @@ def run_benchmark(
             model = cls(setup)
             if data is not None:
                 cached = fit_or_load(model, data, setup, refit=settings.refit)
-            fit_s = time.perf_counter() - started
+            fit = {"train": data.label if data else None, "fit_s": round(time.perf_counter() - started, 2),
+                   "cached": cached}
+            if getattr(model, "training_record", None):  # how the fit went (lm-crs: steps, loss, memory)
+                fit["training"] = model.training_record
             for test in tests:
-                results.append(_score(name, model, test, settings, space) | {
-                    "train": data.label if data else None, "fit_s": round(fit_s, 2), "cached": cached,
-                })
+                for task in tasks_of(name):
+                    results.append(_score(name, task, model, test, settings, space) | fit)
     return {
         "settings": _settings_record(settings, space),
         "datasets": {"train": describe(train_sets), "test": describe(test_sets)},
@@ -118,10 +123,11 @@ def target_coverage(training: list[TrainingData], tests: list[TestSet]) -> dict[
     return coverage
 
 
-def _score(name: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace) -> dict[str, Any]:
-    task = task_of(name)
+def _score(
+    name: str, task: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace
+) -> dict[str, Any]:
     cases = test.recommendation if task == "recommendation" else test.responses
-    if name in LLM:
+    if name in SAMPLED:
         cases = sample(cases, settings.llm_cases, settings.seed)
     usage = dict(model.usage) if hasattr(model, "usage") else None  # the LLM's tokens for this test set alone
     started = time.perf_counter()
@@ -152,5 +158,6 @@ def _settings_record(settings: BenchmarkOptions, space: ItemSpace) -> dict[str, 
         "seed": settings.seed,
         "embedding_model": settings.embedding_model,
         "llm": llm if any(m in LLM for m in settings.models) else None,
+        "lm": asdict(settings.lm) | {"learning_rate": settings.lm.rate} if any(m in LM for m in settings.models) else None,
         "item_space": {"items": len(space), "movielens": space.reference_size, "title_only": len(space) - space.reference_size},
     }
