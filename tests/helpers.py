@@ -32,7 +32,7 @@ SMOLLM = "packaged:smollm2-135m"  # the fast packaged model (incoherent text, re
 def synth_command() -> str:
     """The installed console script next to this interpreter."""
     script = Path(sys.executable).parent / "synth"
-    assert script.exists(), "synth is not installed in this environment: pip install -e '.[embedded,dense,langchain,hub,bench,ray,dev]'"
+    assert script.exists(), "synth is not installed in this environment: pip install -e '.[embedded,dense,langchain,hub,bench,lm,ray,dev]'"
     return str(script)
 
 

@@ -1,5 +1,6 @@
 """Fitted baselines kept on disk: the key is the baseline's source code, the training data's bytes, the item
-space, the seed and the embedding model, so any change to one of them trains again."""
+space, the seed, the embedding model and the baseline's own fit settings (`fit_settings()`, where it has
+them), so any change to one of them trains again."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def model_key(model: Any, data: TrainingData, setup: Setup) -> str:
         "seed": setup.seed,
         "embedding_model": setup.embedding_model,
     }
+    if hasattr(model, "fit_settings"):
+        parts["fit_settings"] = model.fit_settings()
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
 
 

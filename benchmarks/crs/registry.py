@@ -1,11 +1,12 @@
 """The baseline registry: name -> class for each task (as `synth.llm.factory.BACKENDS`,
 `synth.retrievers.factory.RETRIEVERS` and the filter registries of `synth.filters.config`), and the groups
-`--models` accepts."""
+`--models` accepts. A class in both registries (the `lm-crs` models) is trained once and scored on both tasks."""
 
 from __future__ import annotations
 
 from synth.benchmarks.crs.baselines.cooccurrence import CoOccurrence
 from synth.benchmarks.crs.baselines.llm import LlmRecommender, LlmResponder
+from synth.benchmarks.crs.baselines.lm_crs import LmCrs, LmCrsZeroShot
 from synth.benchmarks.crs.baselines.neural import NeuralRecommender
 from synth.benchmarks.crs.baselines.popularity import Popularity
 from synth.benchmarks.crs.baselines.rankers import DenseRanker, TfidfRanker
@@ -15,15 +16,21 @@ from synth.errors import SynthError
 
 RECOMMENDERS: dict[str, type] = {
     cls.name: cls
-    for cls in (Popularity, CoOccurrence, BM25Recommender, DenseRecommender, NeuralRecommender, LlmRecommender)
+    for cls in (Popularity, CoOccurrence, BM25Recommender, DenseRecommender, NeuralRecommender, LlmRecommender,
+                LmCrs, LmCrsZeroShot)
 }
-RESPONDERS: dict[str, type] = {cls.name: cls for cls in (TfidfRanker, DenseRanker, Seq2SeqResponder, LlmResponder)}
+RESPONDERS: dict[str, type] = {
+    cls.name: cls for cls in (TfidfRanker, DenseRanker, Seq2SeqResponder, LlmResponder, LmCrs, LmCrsZeroShot)
+}
 LLM = ["llm-rec", "llm-response"]
+LM = ["lm-crs", "lm-crs-zero-shot"]
+SAMPLED = LLM + LM  # scored on a seeded sample of --llm-cases cases: each answer is generated
 GROUPS: dict[str, list[str]] = {
-    "rec": [n for n in RECOMMENDERS if n not in LLM],
-    "response": [n for n in RESPONDERS if n not in LLM],
+    "rec": [n for n in RECOMMENDERS if n not in SAMPLED],
+    "response": [n for n in RESPONDERS if n not in SAMPLED],
     "llm": LLM,
-    "all": [*RECOMMENDERS, *RESPONDERS],
+    "lm": LM,
+    "all": list(dict.fromkeys([*RECOMMENDERS, *RESPONDERS])),
 }
 GROUPS["default"] = GROUPS["rec"] + GROUPS["response"]
 
@@ -39,13 +46,14 @@ def resolve_models(names: list[str]) -> list[str]:
         elif name in RECOMMENDERS or name in RESPONDERS:
             chosen[name] = None
         else:
-            known = ", ".join([*GROUPS, *RECOMMENDERS, *RESPONDERS])
+            known = ", ".join([*GROUPS, *GROUPS["all"]])
             raise SynthError(f"unknown model '{name}'; known models and groups: {known}")
     return list(chosen)
 
 
-def task_of(name: str) -> str:
-    return "recommendation" if name in RECOMMENDERS else "response"
+def tasks_of(name: str) -> list[str]:
+    """The tasks a model is scored on: recommendation, response or both."""
+    return [task for task, registry in (("recommendation", RECOMMENDERS), ("response", RESPONDERS)) if name in registry]
 
 
 def baseline_class(name: str) -> type:

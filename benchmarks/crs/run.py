@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,8 @@ from synth.benchmarks.crs.cases import (
 from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_dataset, parse_specs
 from synth.benchmarks.crs.evaluate import distinct_metrics, recommendation_metrics, score_responder, target_ranks
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.crs.registry import LLM, baseline_class, task_of
+from synth.benchmarks.crs.lm.settings import LmSettings
+from synth.benchmarks.crs.registry import LLM, LM, SAMPLED, baseline_class, tasks_of
 from synth.benchmarks.crs.significance import (
     RowValues,
     compare_training_sets,
@@ -45,10 +46,11 @@ class BenchmarkOptions:
     crslab_compat: bool = False
     max_cases: int | None = None  # per test set and task, a seeded sample
     train_size: int | None = None  # each training set a seeded sample of this many dialogues
-    llm_cases: int = 50  # the LLM baselines' seeded sample per test set and task
+    llm_cases: int = 50  # the LLM and LM baselines' seeded sample per test set and task
     seed: int = 0
     embedding_model: str | None = None
     llm: BackendConfig = field(default_factory=BackendConfig)
+    lm: LmSettings = field(default_factory=LmSettings)
     cache_dir: Path | None = None
     refit: bool = False
     progress: bool = True
@@ -72,7 +74,8 @@ def run_benchmark(
                   for spec in parse_specs(settings.train, settings.format)]
     test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
     # Every title is in the space now: its size is fixed from here on.
-    setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir)
+    setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir,
+                  settings.lm)
     training = [
         TrainingData(d.label, d.fingerprint, d.conversations, recommendation_cases(d.conversations),
                      response_cases(d.conversations))
@@ -101,12 +104,15 @@ def run_benchmark(
             model = cls(setup)
             if data is not None:
                 cached = fit_or_load(model, data, setup, refit=settings.refit)
-            fit_s = time.perf_counter() - started
+            fit = {"train": data.label if data else None, "fit_s": round(time.perf_counter() - started, 2),
+                   "cached": cached}
+            if getattr(model, "training_record", None):  # how the fit went (lm-crs: steps, loss, memory)
+                fit["training"] = model.training_record
             for test in tests:
-                entry, values = _score(name, model, test, settings, space)
-                label = data.label if data else None
-                results.append(entry | {"train": label, "fit_s": round(fit_s, 2), "cached": cached})
-                scored.append(RowValues(entry["task"], name, label, test.dataset.label, values))
+                for task in tasks_of(name):
+                    entry, values = _score(name, task, model, test, settings, space)
+                    results.append(entry | fit)
+                    scored.append(RowValues(task, name, fit["train"], test.dataset.label, values))
     return {
         "settings": _settings_record(settings, space),
         "datasets": {"train": describe(train_sets), "test": describe(test_sets)},
@@ -145,12 +151,11 @@ def target_coverage(training: list[TrainingData], tests: list[TestSet]) -> dict[
     return coverage
 
 
-def _score(name: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace
+def _score(name: str, task: str, model: Any, test: TestSet, settings: BenchmarkOptions, space: ItemSpace
            ) -> tuple[dict[str, Any], dict[str, list[float]]]:
     """One row's metrics (with 95% intervals of its key metrics) and the key metrics' per-case values."""
-    task = task_of(name)
     cases = test.recommendation if task == "recommendation" else test.responses
-    if name in LLM:
+    if name in SAMPLED:
         cases = sample(cases, settings.llm_cases, settings.seed)
     usage = dict(model.usage) if hasattr(model, "usage") else None  # the LLM's tokens for this test set alone
     started = time.perf_counter()
@@ -183,5 +188,6 @@ def _settings_record(settings: BenchmarkOptions, space: ItemSpace) -> dict[str, 
         "seed": settings.seed,
         "embedding_model": settings.embedding_model,
         "llm": llm if any(m in LLM for m in settings.models) else None,
+        "lm": asdict(settings.lm) | {"learning_rate": settings.lm.rate} if any(m in LM for m in settings.models) else None,
         "item_space": {"items": len(space), "movielens": space.reference_size, "title_only": len(space) - space.reference_size},
     }

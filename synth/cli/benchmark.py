@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
+from synth.benchmarks.crs.lm.settings import FULL_LEARNING_RATE, LORA_LEARNING_RATE, LmSettings
 from synth.cli.console import progress_option, table_console
 from synth.cli.settings import EMBEDDING_MODEL_DEFAULT_HELP, check_format, field_default, option_overrides
 from synth.config import BackendConfig, load_config
@@ -34,8 +35,8 @@ def benchmark(
     ),
     models: list[str] = typer.Option(
         ["default"], "--models", help="Comma-separated or repeated: popularity, cooccurrence, bm25, dense, neural, "
-        "llm-rec, tfidf, dense-ranker, seq2seq, llm-response, or the groups rec, response, llm, default (all but "
-        "the LLM), all."
+        "llm-rec, tfidf, dense-ranker, seq2seq, llm-response, lm-crs, lm-crs-zero-shot, or the groups rec, "
+        "response, llm, lm, default (all but the LLM and LM ones), all."
     ),
     out: Path = typer.Option(Path("benchmark_results"), "--out", help="Folder for results.json, results.md and plots."),
     input_format: Optional[str] = typer.Option(None, "--format", help="Format of every dataset [default: detected]."),
@@ -49,7 +50,9 @@ def benchmark(
     train_size: Optional[int] = typer.Option(
         None, min=1, help="crs: each training set a seeded sample of this many dialogues (compare data per dialogue)."
     ),
-    llm_cases: int = typer.Option(50, min=1, help="Cases per test set and task for the LLM baselines (seeded)."),
+    llm_cases: int = typer.Option(
+        50, min=1, help="Cases per test set and task for the LLM and lm-crs baselines (seeded)."
+    ),
     seed: int = typer.Option(0, help="Seed of training and of the case samples."),
     embedding_model: Optional[str] = typer.Option(None, help=f"Sentence embedding model {EMBEDDING_MODEL_DEFAULT_HELP}."),
     backend: Optional[str] = typer.Option(
@@ -59,6 +62,24 @@ def benchmark(
     base_url: Optional[str] = typer.Option(None, help="LLM endpoint (openai backend) [env: OPENAI_BASE_URL]."),
     concurrency: Optional[int] = typer.Option(
         None, help=f"LLM calls in flight at once {field_default(BackendConfig, 'concurrency')}."
+    ),
+    lm_model: Optional[str] = typer.Option(
+        LmSettings.model, help="lm-crs: a Hugging Face causal LM, a folder or a Hub id (offline: from the Hugging "
+        "Face cache) [default: the packaged SmolLM2-135M-Instruct, converted from its GGUF once]."
+    ),
+    lm_steps: int = typer.Option(LmSettings.steps, min=1, help="lm-crs: training steps."),
+    lm_batch_size: int = typer.Option(LmSettings.batch_size, min=1, help="lm-crs: training examples per step."),
+    lm_max_length: int = typer.Option(
+        LmSettings.max_length, min=32, help="lm-crs: tokens of a context and its response (the latest utterances "
+        "that fit)."
+    ),
+    lm_lora_r: int = typer.Option(LmSettings.lora_r, min=1, help="lm-crs: rank of the LoRA adapter."),
+    lm_full_finetune: bool = typer.Option(
+        LmSettings.full_finetune, "--lm-full-finetune", help="lm-crs: train every weight instead of a LoRA adapter."
+    ),
+    lm_learning_rate: Optional[float] = typer.Option(
+        LmSettings.learning_rate, min=0.0, help=f"lm-crs: AdamW's peak learning rate [default: {LORA_LEARNING_RATE:g} "
+        f"with LoRA, {FULL_LEARNING_RATE:g} with --lm-full-finetune]."
     ),
     cache_dir: Path = typer.Option(
         Path("~/.cache/synth/benchmarks"), help="Fitted models and LLM answers, reused when nothing changed."
@@ -101,6 +122,7 @@ def benchmark(
         train=train, test=test, models=resolve_models(models), exclude_mentioned=exclude_mentioned,
         crslab_compat=crslab_compat, max_cases=max_cases, train_size=train_size, llm_cases=llm_cases, seed=seed,
         embedding_model=embedding_model, llm=llm_settings,
+        lm=LmSettings(lm_model, lm_steps, lm_batch_size, lm_max_length, lm_lora_r, lm_full_finetune, lm_learning_rate),
         cache_dir=cache_dir.expanduser(), refit=refit, progress=progress, format=input_format,
     )
     write_results(out, run_benchmark(settings, console=Console(stderr=True)), crs_results)

@@ -30,7 +30,8 @@ def converted_dir(gguf: Path) -> Path:
 
 
 def convert_gguf(gguf: Path) -> Path:
-    """A Hugging Face folder (safetensors, tokenizer, chat template) made from `gguf` once, then reused."""
+    """A Hugging Face folder (safetensors, tokenizer, chat template) made from `gguf` once, then reused (by
+    vLLM and by the `lm-crs` benchmark baseline)."""
     dest = converted_dir(gguf)
     if (dest / "config.json").is_file():
         return dest
@@ -38,8 +39,9 @@ def convert_gguf(gguf: Path) -> Path:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
     except ImportError:
-        raise SynthError("converting a GGUF for vLLM needs transformers and torch: pip install 'synth-crs[vllm]'") from None
-    log.info("converting %s into %s for vLLM (once)", gguf, dest)
+        raise SynthError("converting a GGUF into a Hugging Face folder needs transformers and torch: pip install "
+                         "'synth-crs[vllm]' or 'synth-crs[lm]'") from None
+    log.info("converting %s into %s (once)", gguf, dest)
     tmp = dest.with_name(dest.name + ".partial")
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
@@ -48,7 +50,7 @@ def convert_gguf(gguf: Path) -> Path:
             quantization_config=GgufConfig(gguf_file=gguf.name, dequantize=True),
         )
     except (ValueError, OSError, RuntimeError, ImportError) as exc:
-        raise SynthError(f"cannot convert {gguf} for vLLM: {exc}") from None
+        raise SynthError(f"cannot convert {gguf} into a Hugging Face folder: {exc}") from None
     # dequantised weights are plain tensors: save them as such, not as a GGUF-quantised model
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):

@@ -1,5 +1,5 @@
 """The two baseline interfaces and what every baseline is given: the item space, the training data, a seed,
-the shared sentence encoder and the LLM backend settings."""
+the shared sentence encoder, the LLM backend settings and how `lm-crs` fine-tunes its model."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.datasets import Conversation
 from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.crs.lm.settings import LmSettings
 from synth.config import BackendConfig
 
 CONTEXT_WORDS = 128  # the latest words of the dialogue that text-based baselines read
@@ -37,6 +38,7 @@ class Setup:
     llm: BackendConfig = field(default_factory=BackendConfig)
     progress: bool = True
     cache_dir: Path | None = None  # fitted models and LLM requests
+    lm: LmSettings = field(default_factory=LmSettings)
     _encoder: Any = None
 
     def encoder(self) -> Any:

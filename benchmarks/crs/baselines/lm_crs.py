@@ -1,0 +1,156 @@
+"""`lm-crs`, in the spirit of PECRS: one causal language model, fine-tuned (a LoRA adapter by default, or
+every weight) on each recommender turn of the training dialogues, writes the recommender's response and names
+the item. The same model is a recommender and a responder. It ranks the items its response names first, in
+their order, then the dense retriever's top `CANDIDATES` for the context by the model's log-likelihood of
+their "Title (Year)" right after the context; other items are not ranked. `lm-crs-zero-shot` is the same
+model untrained."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synth.benchmarks.crs import lm
+from synth.benchmarks.crs.baselines.base import Setup, TrainingData, Untrained
+from synth.benchmarks.crs.baselines.retrieval import DenseRecommender
+from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
+from synth.benchmarks.crs.datasets import Conversation, Utterance
+from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.crs.lm.inference import generate, title_log_likelihoods
+from synth.benchmarks.crs.lm.model import load_lm, load_trained_weights, model_name, trained_weights, with_lora
+from synth.benchmarks.crs.lm.prompts import PromptWriter
+from synth.benchmarks.crs.lm.training import train
+from synth.errors import SynthError
+from synth.filters.titles import title_mentions
+from synth.progress import track
+
+CANDIDATES = 100  # items ranked by likelihood per context: the dense retriever's best
+RESPONSE_BATCH = 16
+
+
+class LmCrs:
+    name = "lm-crs"
+    trains = True
+    batch_size: int | None = None  # the whole sample in one call: contexts shared by cases are read once
+
+    def __init__(self, setup: Setup):
+        self.setup, self.settings = setup, setup.lm
+        self.lm = load_lm(self.settings.model, progress=setup.progress)
+        self.writer = PromptWriter(self.lm.tokenizer, setup.space.items, self.settings.max_length)
+        self.training_record: dict[str, Any] | None = None
+        self._responses: dict[tuple[Utterance, ...], str] = {}
+        self._retriever: DenseRecommender | None = None
+
+    @property
+    def lora(self) -> bool:
+        return not self.settings.full_finetune
+
+    def fit_settings(self) -> dict[str, Any]:
+        """What the fitted weights depend on besides the data, the seed and the item space (in the cache key)."""
+        settings = self.settings
+        return {"model": model_name(settings.model), "steps": settings.steps, "batch_size": settings.batch_size,
+                "max_length": settings.max_length, "lora_r": settings.lora_r if self.lora else None,
+                "learning_rate": settings.rate, "code": _code_digest()}
+
+    def fit(self, data: TrainingData) -> None:
+        from transformers import set_seed
+
+        examples = [self.writer.example(context, turn) for context, turn in recommender_turns(data.conversations)]
+        if not examples:
+            raise SynthError(f"'{data.label}' has no recommender turns to train {self.name} on")
+        set_seed(self.setup.seed)
+        self._make_trainable()
+        self.training_record = train(
+            self.lm.model, self.lm.tokenizer, examples, steps=self.settings.steps,
+            batch_size=self.settings.batch_size, seed=self.setup.seed, device=self.lm.device,
+            learning_rate=self.settings.rate,
+            label=f"train {self.name} on {data.label}", progress=self.setup.progress,
+        )
+        self._responses.clear()
+
+    def state(self) -> dict[str, Any]:
+        return {"weights": trained_weights(self.lm.model, self.lora), "training": self.training_record}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self._make_trainable()
+        load_trained_weights(self.lm.model, state["weights"], self.lora)
+        self.lm.model.eval()
+        self.training_record = state["training"]
+
+    def respond(self, cases: Sequence[ResponseCase]) -> list[str]:
+        return self._respond([case.context for case in cases])
+
+    def score_batch(self, cases: Sequence[RecommendationCase]) -> np.ndarray:
+        space = self.setup.space
+        first_case: dict[tuple[Utterance, ...], RecommendationCase] = {}
+        for case in cases:
+            first_case.setdefault(case.context, case)  # cases at one turn share its context
+        contexts = list(first_case)
+        responses = dict(zip(contexts, self._respond(contexts)))
+        pools = dict(zip(contexts, self._pools([first_case[c] for c in contexts])))
+        ids = space.ids
+        rows = {}
+        for context in track(contexts, f"{self.name}: rank items", self.setup.progress):
+            row = np.full(len(space), -np.inf, dtype=np.float32)
+            titles = [space.items[ids[r]].display for r in pools[context]]
+            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer, self.writer.prompt(context),
+                                                        titles, self.lm.device)
+            named = named_items(responses[context], space)
+            for rank, item_id in enumerate(named):
+                row[space.row(item_id)] = len(named) - rank  # above every log-likelihood (<= 0)
+            rows[context] = row
+        return np.stack([rows[case.context] for case in cases])
+
+    def _make_trainable(self) -> None:
+        if self.lora:
+            self.lm.model = with_lora(self.lm.model, self.settings.lora_r)
+
+    def _respond(self, contexts: Sequence[tuple[Utterance, ...]]) -> list[str]:
+        """The model's next recommender turn after each context, each distinct context generated once."""
+        missing = list(dict.fromkeys(c for c in contexts if c not in self._responses))
+        starts = range(0, len(missing), RESPONSE_BATCH)
+        for start in track(starts, f"{self.name}: respond", self.setup.progress):
+            batch = missing[start : start + RESPONSE_BATCH]
+            prompts = [self.writer.prompt(context) for context in batch]
+            answers = generate(self.lm.model, self.lm.tokenizer, prompts, self.writer.response_tokens, self.lm.device)
+            self._responses.update((c, self.writer.response(a)) for c, a in zip(batch, answers))
+        return [self._responses[c] for c in contexts]
+
+    def _pools(self, cases: Sequence[RecommendationCase]) -> list[np.ndarray]:
+        """The item rows each case's likelihood ranking covers: the whole space when it is small."""
+        size = len(self.setup.space)
+        if size <= CANDIDATES:
+            return [np.arange(size)] * len(cases)
+        if self._retriever is None:
+            self._retriever = DenseRecommender(self.setup)
+        return [np.argpartition(-row, CANDIDATES)[:CANDIDATES] for row in self._retriever.score_batch(cases)]
+
+
+class LmCrsZeroShot(Untrained, LmCrs):
+    """The same model, not fine-tuned: what training adds."""
+
+    name = "lm-crs-zero-shot"
+
+
+def recommender_turns(conversations: Sequence[Conversation]) -> list[tuple[tuple[Utterance, ...], Utterance]]:
+    """(context, turn) for each recommender turn with words after a dialogue's first utterance."""
+    return [(c.utterances[:index], u) for c in conversations for index, u in enumerate(c.utterances)
+            if u.role == "recommender" and index > 0 and u.text.strip()]
+
+
+def named_items(text: str, space: ItemSpace) -> list[str]:
+    """The distinct items of the space that `text` names as "Title (Year)", in order."""
+    found = (space.find(f"{title} ({year})") for title, year in title_mentions(text))
+    return list(dict.fromkeys(item_id for item_id in found if item_id is not None))
+
+
+def _code_digest() -> str:
+    """sha256 of the lm package's code: a change to how the model trains retrains it."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(lm.__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

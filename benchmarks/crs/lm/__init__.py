@@ -1,0 +1,1 @@
+"""The causal language model that `lm-crs` fine-tunes: loading, prompts, training and inference."""
