@@ -56,8 +56,10 @@ class Crs(Protocol):
 
 def recommend_sentence(item: Item) -> str:
     """The shell's words for a recommendation: the title, then what kind of movie it is."""
-    kind = " and ".join(g.lower() for g in item.genres[:2]) or "movie"
-    return f"How about {item.display}? It's a {kind} film you might enjoy."
+    kind = " and ".join(g.lower() for g in item.genres[:2])
+    article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+    return f"How about {item.display}? It's {article} {kind} film you might enjoy." if kind else \
+        f"How about {item.display}? It's a film you might enjoy."
 
 
 def top_unmentioned(scores: np.ndarray, space: ItemSpace, mentioned: Sequence[str], k: int = RANKED) -> tuple[str, ...]:

@@ -166,6 +166,16 @@ def test_a_case_plays_with_its_own_seed_whatever_else_is_sampled(catalog, space,
     assert len(together) == 2 and alone == {both[1].id: together[both[1].id]} != {both[1].id: together[both[0].id]}
 
 
+def test_the_shell_names_the_movie_and_its_kind_in_plain_english():
+    from synth.benchmarks.interactive.crs import recommend_sentence
+    from synth.records import Item
+
+    assert recommend_sentence(Item(id="1", title="Heat", year=1995, genres=["Action", "Crime"])) == (
+        "How about Heat (1995)? It's an action and crime film you might enjoy.")
+    assert "It's a thriller film" in recommend_sentence(Item(id="2", title="Ronin", year=1998, genres=["Thriller"]))
+    assert recommend_sentence(Item(id="3", title="Heat", year=1995)).endswith("It's a film you might enjoy.")
+
+
 def test_degraded_twins_keep_talking_but_lose_the_order(catalog, space):
     class Fixed:
         name = "fixed"
