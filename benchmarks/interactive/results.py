@@ -42,9 +42,10 @@ def markdown(results: dict[str, Any]) -> str:
     for name, scores in results["systems"].items():
         lines.append(f"| {name} | " + " | ".join(row(scores)) + " |")
     if "validation" in results:
-        lines += ["", "| degraded twin | of | Recall@10 intervals apart |", "|---|---|---|"]
+        lines += ["", "| degraded twin | of | played as | Recall@10 intervals apart |", "|---|---|---|---|"]
         for twin, verdict in results["validation"].items():
-            lines.append(f"| {twin} | {verdict['of']} | {'yes' if verdict['separated_recall@10'] else 'no'} |")
+            apart = "yes" if verdict["separated_recall@10"] else "no"
+            lines.append(f"| {twin} | {verdict['of']} | {verdict.get('played_as', twin)} | {apart} |")
     return "\n".join(lines) + "\n"
 
 

@@ -151,15 +151,34 @@ def check_crs(options: EvaluateOptions) -> None:
             raise SynthError(f"CRS '{name}' is a trained baseline: give --train (for example redial-train)")
 
 
-def twins(crs: Crs, train: TrainingData | None, setup: Setup, space: ItemSpace, seed: int) -> list[Crs]:
+def is_popularity(crs: Crs) -> bool:
+    return isinstance(crs, BaselineCrs) and isinstance(crs.model, Popularity)
+
+
+def twins(crs: Crs, train: TrainingData | None, setup: Setup, space: ItemSpace, seed: int,
+          popularity_played: bool = False) -> list[Crs]:
     """--validate: the CRS's degraded twins, one that ignores the conversation (popularity on the training
-    set; none for popularity itself) and one whose ranking is shuffled."""
+    set; none for popularity itself, nor where the run plays `popularity` on the same training set: its
+    conversations are that twin's, move for move) and one whose ranking is shuffled."""
     found: list[Crs] = [ShuffledTwin(crs, space, seed)]
-    if train is not None and not (isinstance(crs, BaselineCrs) and isinstance(crs.model, Popularity)):
+    if train is not None and not is_popularity(crs) and not popularity_played:
         popularity = Popularity(setup)
         fit_or_load(popularity, train, setup)
         found.insert(0, BaselineCrs(popularity, space, f"{crs.name} (popularity twin)"))
     return found
+
+
+def validation_pairs(systems: Sequence[Crs], train: TrainingData | None) -> dict[str, tuple[str, str]]:
+    """--validate: each twin row's label -> (the CRS it degrades, the system that played it): the twins
+    `twins` made, and the `popularity` baseline as the popularity twin of every other trained CRS."""
+    names = [crs.name for crs in systems]
+    pairs = {twin: (name, twin) for name in names for twin in names if twin.startswith(f"{name} (")}
+    popularity = next((crs.name for crs in systems if is_popularity(crs)), None)
+    if train is not None and popularity is not None:
+        for crs in systems:
+            if crs.name not in SANITY and not is_popularity(crs) and not isinstance(crs, ShuffledTwin):
+                pairs[f"{crs.name} (popularity twin)"] = (crs.name, popularity)
+    return pairs
 
 
 def folder_name(name: str) -> str:
@@ -243,8 +262,9 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> 
     seeker = Seeker(seeker_backend, PromptSet.load(), Sampling(options.max_tokens, 0.0, 3, options.reply_resamples))
     systems = [build_crs(name, options, space, cases, train, setup, seeker_backend) for name in options.crs]
     if options.validate:
+        popularity_played = any(is_popularity(crs) for crs in systems)
         systems += [twin for crs in list(systems) if crs.name not in SANITY
-                    for twin in twins(crs, train, setup, space, options.seed)]
+                    for twin in twins(crs, train, setup, space, options.seed, popularity_played)]
 
     async def everything() -> dict[str, list[Conversation]]:
         try:
@@ -279,8 +299,9 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> 
             results["systems"][crs.name]["expected_by_chance"] = crs.expected(options.turns)
     if options.validate:
         results["validation"] = {
-            twin: {"of": name, "separated_recall@10": separated(results["systems"][name], results["systems"][twin])}
-            for name in played for twin in played if twin.startswith(f"{name} (")
+            label: {"of": name, "played_as": twin,
+                    "separated_recall@10": separated(results["systems"][name], results["systems"][twin])}
+            for label, (name, twin) in validation_pairs(systems, train).items()
         }
     return results
 

@@ -197,7 +197,7 @@ def test_degraded_twins_keep_talking_but_lose_the_order(catalog, space):
 
 def test_each_baseline_gets_a_popularity_twin_but_popularity_itself_only_its_shuffled_one(space):
     from synth.benchmarks.crs.baselines.cooccurrence import CoOccurrence
-    from synth.benchmarks.interactive.run import twins
+    from synth.benchmarks.interactive.run import twins, validation_pairs
 
     setup = Setup(space, progress=False)
     train = TrainingData("none", "0", [], [], [])
@@ -205,6 +205,21 @@ def test_each_baseline_gets_a_popularity_twin_but_popularity_itself_only_its_shu
     assert [t.name for t in twins(popularity, train, setup, space, 0)] == ["popularity (shuffled)"]
     assert [t.name for t in twins(other, train, setup, space, 0)] == [
         f"{other.name} (popularity twin)", f"{other.name} (shuffled)"]
+    # played beside `popularity`, the popularity twin is that row (the same moves): it is not played again
+    alongside = [popularity, other, *twins(popularity, train, setup, space, 0, True), *twins(other, train, setup, space, 0, True)]
+    assert [t.name for t in alongside[2:]] == ["popularity (shuffled)", f"{other.name} (shuffled)"]
+    assert validation_pairs(alongside, train) == {
+        "popularity (shuffled)": ("popularity", "popularity (shuffled)"),
+        f"{other.name} (shuffled)": (other.name, f"{other.name} (shuffled)"),
+        f"{other.name} (popularity twin)": (other.name, "popularity"),
+    }
+    alone = [other, *twins(other, train, setup, space, 0)]
+    assert validation_pairs(alone, train) == {t.name: (other.name, t.name) for t in alone[1:]}
+    verdict = {"of": other.name, "played_as": "popularity", "separated_recall@10": True}
+    results = {"settings": {"test": "t", "turns": 1, "seeker_model": "m"},
+               "cases": {"played": 1, "targets": 1, "not_in_catalog": 0}, "systems": {},
+               "validation": {f"{other.name} (popularity twin)": verdict}}
+    assert f"| {other.name} (popularity twin) | {other.name} | popularity | yes |" in markdown(results)
 
 
 def test_target_free_cases_hold_out_liked_movies_and_the_seeker_sees_only_their_genres(catalog, space, tmp_path):
