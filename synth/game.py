@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from synth.analysis.defects import ReplyContext, question_move, split_opinion, target_draw, taste
 from synth.config import Strategy
+from synth.domain import Domain
 from synth.personas import GameSpec, ReviewIndex
 from synth.prompting import example_replies
 from synth.records import (
@@ -48,9 +49,9 @@ class GameRules:
     force_target_from: int = 3  # the target is a candidate from this recommendation turn on
     strategy: Strategy = "pearl"
 
-    def script(self) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening of this strategy (synth.turns.opening)."""
-        return opening(self.strategy)
+    def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
+        return opening(self.strategy, domain)
 
     def last_offer(self, step: int) -> bool:
         """Whether a recommender turn at `step` is its last one before the cap. Outside PEARL's fixed course
@@ -124,7 +125,7 @@ class PearlGame:
         usage = Usage()
         moves = _PearlMoves(self, spec, usage)
         ending = await play_turns(
-            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script()
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script(self.seeker.prompts.domain)
         )
         return DialogueRecord(
             schema_version=RECORD_SCHEMA_VERSION,

@@ -8,6 +8,7 @@ from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
 from synth.config import Strategy
+from synth.domain import Domain
 from synth.movie_sets import MovieSet
 from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn, TurnPlan
 from synth.replies import (
@@ -58,9 +59,9 @@ class GoRecDialRules:
     ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
     strategy: Strategy = "pearl"  # human: each turn's move is planned (synth.strategy); see synth.game.GameRules
 
-    def script(self) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening of this strategy (synth.turns.opening)."""
-        return opening(self.strategy)
+    def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
+        return opening(self.strategy, domain)
 
     def may_recommend(self, step: int) -> bool:
         """Whether the expert may recommend at this step (its turns are the even steps)."""
@@ -147,7 +148,8 @@ class GoRecDialSeeker(Simulator):
         decides = recommended is not None and not asks
         item = recommended.display if recommended else "it"
         move = None if plan is None else instruction(
-            "seeker", plan, item=item, leave_out=("ACC", "REJ"), recommended=suggested_before(context), unseen=correct
+            "seeker", plan, item=item, leave_out=("ACC", "REJ"), recommended=suggested_before(context), unseen=correct,
+            domain=self.prompts.domain,
         )
         limit = utterance_limit(plan, [recommended] if recommended else [])
         instructions = self.prompts.render(
@@ -158,7 +160,7 @@ class GoRecDialSeeker(Simulator):
         return await self._ask_checked(
             system, lines, asking(instructions, question), seeker_schema(decides, accept=accept, max_chars=limit, question=question),
             lambda text: parse_seeker(text, decides=decides, max_chars=limit, question=question), seed=seed, usage=usage,
-            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept),
+            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept, self.prompts.domain.noun),
         )
 
 
@@ -177,7 +179,8 @@ class GoRecDialExpert(Simulator):
         is sampled again."""
         must = plan is not None and bool(remaining)
         move = None if plan is None else instruction(
-            "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context)
+            "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context),
+            domain=self.prompts.domain,
         )
         limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
         instructions = self.prompts.render("gorecdial_expert_turn", remaining=remaining, move=move, about=about)
@@ -212,7 +215,7 @@ class GoRecDialGamePlayer:
         usage = Usage()
         moves = _GoRecDialMoves(self, spec.movie_set, usage, spec.seed)
         ending = await play_turns(
-            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script()
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script(self.seeker.prompts.domain)
         )
         movie_set = spec.movie_set
         return DialogueRecord(
