@@ -12,6 +12,7 @@ from typing import Any, Literal
 from synth.data.pearl import iter_pearl
 from synth.data.readers import read_lines
 from synth.datasets import detect_format
+from synth.domain import domain_for_run
 from synth.errors import InputError, SynthError
 from synth.filters.base import AsyncFilter, Verdict
 from synth.filters.config import FilterConfig
@@ -152,7 +153,7 @@ async def filter_run(
     if own_judge:
         from synth.filters.judge_factory import make_judge
 
-        judge = make_judge(config, out_dir)
+        judge = make_judge(config, out_dir, domain_for_run(manifest.config if manifest else {}))
     preference: list[AsyncFilter] = [
         cls(judge) for cls in (PersonaContradiction, GuessContradiction) if cls.name in config.preference
     ]

@@ -30,8 +30,11 @@ NON_SEMANTIC_FIELDS = {
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
 ADDED_FIELDS: dict[str, object] = {
     "ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False, "strategy": "pearl",
-    "reply_resamples": 0,
+    "reply_resamples": 0, "domain": "movies",
 }
+# Settings a manifest leaves out of its config at these values, so that a run at the defaults writes the
+# manifest it wrote before the setting existed.
+UNWRITTEN_DEFAULTS: dict[str, object] = {"domain": "movies"}
 
 
 # GoRecDial set difficulties: how close the correct movie is to the seeker's set and how far the others are.
@@ -118,6 +121,11 @@ class GenerateConfig(BackendConfig):
     skip_bad_lines: bool = False
     item_summaries: bool = Field(False, description="add LLM summaries of what reviewers liked/disliked (cached)")
     prompts_dir: Path | None = None
+    domain: str = Field(
+        "movies", min_length=1,
+        description="movies, books, products, restaurants or a profile's YAML file: what the items are and how the "
+        "prompts speak of them (docs/generation.md#domains)",
+    )
     # personas
     target_min_score: float = Field(
         0.75, ge=0, le=1, description="a target is an item the user rated at least this, on a 0-1 scale (8/10 = 0.78)"

@@ -44,6 +44,7 @@ class Domain(BaseModel):
     genre_word: str  # "genres": what the catalog's `genres` are ("categories", "cuisines")
     directors_label: str  # "directed by": how the item's `directors` are introduced
     cast_label: str  # "starring": how the item's `cast` is introduced
+    credits: str  # "an actor or a director": what the recommender must never invent besides a year and a genre
     item_fields: list[ItemField]  # the item fields that describe an item to the recommender
     item_format: str  # "Title (Year)": how an item is written in dialogue (items' `display`)
     greeting: str  # the recommender's scripted first line
@@ -54,6 +55,7 @@ class Domain(BaseModel):
     # PEARL's example exchanges: a file in the prompts folder, or the mapping itself (seeker, recommender,
     # openings, styles; see prompts/pearl_examples.yaml)
     pearl_examples: str | dict[str, Any] = "pearl_examples.yaml"
+    sources: str = "your own --catalog and --reviews"  # the sources that fit, for the error of a source that does not
 
     @property
     def a_noun(self) -> str:

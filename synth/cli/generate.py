@@ -44,6 +44,7 @@ SETTING_OPTIONS = {
     "retriever": "retriever",
     "embedding_model": "embedding_model",
     "prompts_dir": "prompts_dir",
+    "domain": "domain",
     "temperature": "temperature",
     "max_tokens": "max_tokens",
     "max_utterances": "max_utterances",
@@ -130,6 +131,10 @@ def generate(
         None, help=f"sentence-transformers model of dense/hybrid retrieval, hub name or folder {default('embedding_model')}."
     ),
     prompts_dir: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates to use instead."),
+    domain: Optional[str] = typer.Option(
+        None, help="movies, books, products, restaurants or a profile's YAML file: what the items are and how the "
+        f"prompts speak of them; with no --source, books plays its own demo catalog {default('domain')}."
+    ),
     temperature: Optional[float] = typer.Option(None, help=f"Sampling temperature {default('temperature')}."),
     max_tokens: Optional[int] = typer.Option(None, help=f"Token cap per reply {default('max_tokens')}."),
     max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),

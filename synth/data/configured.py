@@ -13,13 +13,16 @@ from synth.data.sources import (
     load_movielens_rt,
     load_rating_files,
 )
+from synth.domain import load_domain
 from synth.errors import SynthError
 
 
 def load_data(config: GenerateConfig) -> SourceData:
     """The catalog, reviews and ratings the configured source provides."""
     bad_lines = BadLines(skip=config.skip_bad_lines)
-    source = config.data_source
+    source, domain = config.data_source, load_domain(config.domain)
+    if source.startswith("movielens") and domain.name != "movies":
+        raise SynthError(f"--source {source} holds movies, not {domain.plural}: give a source that fits ({domain.sources})")
     if source == "files":
         if not config.catalog or bool(config.reviews) == bool(config.ratings):
             raise SynthError(
@@ -37,6 +40,6 @@ def load_data(config: GenerateConfig) -> SourceData:
     elif source == "movielens":
         data = load_movielens_only(config.movielens)
     else:
-        data = load_demo()
+        data = load_demo(domain)
     data.counts["bad_lines_skipped"] = bad_lines.skipped
     return data

@@ -15,6 +15,7 @@ from synth.data.ratings_table import RatingsTable, read_movielens_ratings, read_
 from synth.data.review_table import load_review_table, parse_scale
 from synth.data.rt_critics import load_rt_critics
 from synth.data.tables import load_catalog
+from synth.domain import Domain, load_domain
 from synth.errors import InputError, SynthError
 from synth.records import Item, Review
 
@@ -137,6 +138,18 @@ def load_files(catalog_path: Path, reviews_path: Path, rating_scale: str | None,
     return SourceData(catalog, reviews)
 
 
-def load_demo() -> SourceData:
-    """The bundled demo catalog and reviews (ratings 1-10)."""
-    return load_files(demo_path("catalog.jsonl"), demo_path("reviews.jsonl"), "1-10", BadLines())
+# Each domain's bundled demo: its catalog and reviews (ratings 1-10), written for synth.
+DEMOS = {"movies": ("catalog.jsonl", "reviews.jsonl"), "books": ("books_catalog.jsonl", "books_reviews.jsonl")}
+
+
+def load_demo(domain: Domain | None = None) -> SourceData:
+    """The bundled demo catalog and reviews of a domain (movies by default; ratings 1-10). A domain without a
+    demo is a SynthError naming the sources that fit it."""
+    domain = domain or load_domain()
+    if domain.name not in DEMOS:
+        raise SynthError(
+            f"the {domain.name} domain has no demo catalog: give a source that fits it ({domain.sources}), "
+            f"or play a domain with a demo ({', '.join(DEMOS)})"
+        )
+    catalog, reviews = DEMOS[domain.name]
+    return load_files(demo_path(catalog), demo_path(reviews), "1-10", BadLines())
