@@ -17,7 +17,7 @@ def list_datasets() -> None:
     for entry in DATASETS.values():
         states = {state.state for state in verify(entry.name)}
         here = "fetched" if states == {"ok"} else "not fetched" if states == {"missing"} else "incomplete"
-        sizes = ", ".join(file.size for file in entry.files)
+        sizes = ", ".join(dict.fromkeys(file.size for file in entry.files))  # each size once
         typer.echo(f"\n{entry.name} [{here}]: {entry.title}\n  {sizes}; read by {entry.used_by}\n  terms: {entry.license}")
 
 

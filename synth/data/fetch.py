@@ -126,8 +126,9 @@ def verify(name: str) -> list[FileState]:
 
 def fetch(name: str, *, progress: bool = False, retries: int = 2) -> list[Path]:
     """Download the files of dataset `name` into the cache (files already there and intact are kept), check them,
-    and write SOURCE.json beside them (with the sha256 received of each unpinned file, which `verify` checks). A file that does not match is removed; a download that fails leaves no file
-    under the final name. Errors are one-line SynthErrors naming the URL."""
+    and write SOURCE.json beside them (with the sha256 received of each unpinned file, which `verify` checks). A
+    file that does not match is removed; a download that fails leaves no file under the final name. Errors are
+    one-line SynthErrors naming the URL."""
     import pooch
     import requests
 

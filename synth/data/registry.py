@@ -55,8 +55,8 @@ _REDIAL = "https://raw.githubusercontent.com/ReDialData/website/849e9eb1bb60e312
 _INSPIRED = "https://raw.githubusercontent.com/sweetpeach/Inspired/782d7c1845d11f75d2542809c7f2a51b63ef0304/data/"
 _AMAZON_2023 = "https://mcauleylab.ucsd.edu/public_datasets/data/amazon_2023/raw/"
 _AMAZON_2023_TERMS = (
-    "Amazon Reviews 2023 (McAuley Lab, UC San Diego): released for research use; no license file. Use it for "
-    "research, cite Hou et al. (2024), do not redistribute the reviews."
+    "Amazon Reviews 2023 (McAuley Lab, UC San Diego): released for research use; cite Hou et al. (2024); do not "
+    "redistribute the reviews."
 )
 _GOODREADS = "https://datarepo.eng.ucsd.edu/mcauley_group/gdrive/goodreads/"
 _GOODREADS_TERMS = (

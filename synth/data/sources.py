@@ -172,7 +172,8 @@ def load_review_format_files(
 ) -> SourceData:
     """A catalog file and a review file in a public review format (--format), as `load_review_format` reads them."""
     _, load = REVIEW_FORMAT_READERS[name]
-    return _review_data(load([reviews_path], [catalog_path], bad_lines=bad_lines, max_reviews=max_reviews), reviews_path)
+    source = load([reviews_path], [catalog_path], bad_lines=bad_lines, max_reviews=max_reviews)
+    return _review_data(source, reviews_path)
 
 
 def _review_data(source: ReviewSource, where: Path) -> SourceData:

@@ -5,6 +5,7 @@ import asyncio
 import gzip
 import inspect
 import json
+import random
 import shutil
 
 import pytest
@@ -19,6 +20,7 @@ from synth.data.formats.yelp import read_yelp_businesses
 from synth.data.sources import load_review_format
 from synth.errors import InputError, SynthError
 from synth.llm.scripted import ScriptedBackend, rule_following_script
+from synth.modes import plan_gorecdial
 from synth.runner import generate
 from tests.helpers import FIXTURES, read_records, run_synth
 
@@ -194,3 +196,27 @@ def test_a_scripted_run_writes_dialogues_from_the_amazon_sample(tmp_path):
     assert {r.user_id for r in records} <= {"AG3USER1", "AG3USER2", "AG3USER3", "AG3USER4"}
     assert all(r.persona.target.scale == [1.0, 5.0] and r.persona.target.score >= 0.75 for r in records)
     assert manifest.counts.extra["reviews_unknown_item"] == 1
+
+
+def test_gorecdial_sets_are_drawn_from_a_review_format_s_ratings(tmp_path):
+    """Two clusters of 25 products, 60 users who like 12 of their cluster's and dislike 6 of the other's: the
+    reviews' ratings are the co-ratings GoRecDial's sets come from."""
+    rng = random.Random(0)
+    items = [f"A{cluster}{index:02d}" for cluster in "XY" for index in range(25)]
+    with (tmp_path / "meta_Toys.jsonl").open("w") as out:
+        for asin in items:
+            out.write(json.dumps({"parent_asin": asin, "title": f"Toy {asin}", "categories": ["Toys", asin[1]]}) + "\n")
+    with (tmp_path / "Toys.jsonl").open("w") as out:
+        for user in range(60):
+            own = "XY"[user % 2]
+            liked = rng.sample([a for a in items if a[1] == own], 12)
+            disliked = rng.sample([a for a in items if a[1] != own], 6)
+            for asin, stars in [(a, rng.choice([4.0, 5.0])) for a in liked] + [(a, rng.choice([1.0, 2.0])) for a in disliked]:
+                out.write(json.dumps({"user_id": f"U{user}", "parent_asin": asin, "rating": stars, "text": "ok"}) + "\n")
+    config = GenerateConfig(source=f"amazon:{tmp_path}", mode="gorecdial", n=2, min_item_ratings=5, embedding_dim=8)
+    planned = plan_gorecdial(config, load_data(config))
+    assert len(planned.specs) == 2
+    for spec in planned.specs:
+        sets = spec.movie_set
+        assert len({item[1] for item in sets.seeker_items}) == 1  # one cluster
+        assert sets.candidates[sets.correct_index][1] == sets.seeker_items[0][1]

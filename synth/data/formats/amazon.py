@@ -86,7 +86,7 @@ def _item(raw: dict[str, Any], path: Path, line: int, wanted: Collection[str] | 
     if wanted is not None and item_id not in wanted:
         return None
     title = clean_text(str(required(raw, "title", path, line)))
-    categories = [clean_text(c) for c in _strings(raw.get("categories")) if clean_text(c)]
+    categories = [c for c in map(clean_text, _strings(raw.get("categories"))) if c]
     main_category = optional_text(raw, "main_category")
     return Item(id=item_id, title=title, genres=categories or ([main_category] if main_category else []),
                 description=_description(raw, main_category, categories))
@@ -95,14 +95,15 @@ def _item(raw: dict[str, Any], path: Path, line: int, wanted: Collection[str] | 
 def _description(raw: dict[str, Any], main_category: str, categories: list[str]) -> str:
     """'By STORE. MAIN: A > B. Features: f1; f2. Price: $P. The start of the description.'"""
     details = raw.get("details") if isinstance(raw.get("details"), dict) else {}
-    maker = optional_text(raw, "store") or (clean_text(details["Brand"]) if isinstance(details.get("Brand"), str) else "")
+    brand = details.get("Brand")
+    maker = optional_text(raw, "store") or (clean_text(brand) if isinstance(brand, str) else "")
     path = " > ".join(categories)
     where = f"{main_category}: {path}" if main_category and path and path != main_category else main_category or path
-    features = [shorten(clean_text(f), FEATURE_CHARS) for f in _strings(raw.get("features"))[:FEATURES_SHOWN]]
+    features = [f for f in (shorten(clean_text(f), FEATURE_CHARS) for f in _strings(raw.get("features"))) if f]
     price = _price(raw.get("price"))
     text = shorten(clean_text(" ".join(_strings(raw.get("description")))))
     return describe([
-        f"By {maker}" if maker else "", where, "Features: " + "; ".join(f for f in features if f) if any(features) else "",
+        f"By {maker}" if maker else "", where, "Features: " + "; ".join(features[:FEATURES_SHOWN]) if features else "",
         f"Price: {price}" if price else "", text,
     ])
 

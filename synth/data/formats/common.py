@@ -111,7 +111,8 @@ def star_rating(raw: dict[str, Any], field: str, path: Path, line: int) -> float
 def star_review(user: str, item: str, rating: float, text: str) -> Review:
     """A review on the 1-5 star scale, its score (rating - 1) / 4."""
     low, high = STARS
-    return Review(user=user, item=item, rating=rating, text=text, score=(rating - low) / (high - low), scale=[low, high])
+    score = (rating - low) / (high - low)
+    return Review(user=user, item=item, rating=rating, text=text, score=score, scale=[low, high])
 
 
 def shorten(text: str, limit: int = DESCRIPTION_CHARS) -> str:

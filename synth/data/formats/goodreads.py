@@ -64,7 +64,8 @@ class _Book:
     def described(self, names: Mapping[str, str]) -> Item:
         authors = [names[a] for a in self.author_ids if a in names][:AUTHORS_SHOWN]
         by = "By " + ", ".join(authors) if authors else ""
-        return self.item.model_copy(update={"description": describe([by, ", ".join(self.item.genres), self.description])})
+        description = describe([by, ", ".join(self.item.genres), self.description])
+        return self.item.model_copy(update={"description": description})
 
 
 def goodreads_files(folder: Path) -> tuple[list[Path], list[Path]]:
@@ -132,7 +133,8 @@ def _review_text(raw: dict[str, Any]) -> str:
         return optional_text(raw, "review_text")
     sentences = raw.get("review_sentences")  # the _spoiler file: [[is_spoiler, sentence], ...]
     if isinstance(sentences, list):
-        return clean_text(" ".join(s[1] for s in sentences if isinstance(s, list) and len(s) == 2 and isinstance(s[1], str)))
+        texts = [s[1] for s in sentences if isinstance(s, list) and len(s) == 2 and isinstance(s[1], str)]
+        return clean_text(" ".join(texts))
     return ""
 
 
@@ -142,7 +144,8 @@ def _book(raw: dict[str, Any], path: Path, line: int, wanted: Collection[str] | 
         return None
     title = clean_text(str(required(raw, "title", path, line)))
     year = str(raw.get("publication_year") or "").strip()
-    item = Item(id=book_id, title=title, year=int(year) if year.isdigit() else None, genres=shelf_genres(raw.get("popular_shelves")))
+    genres = shelf_genres(raw.get("popular_shelves"))
+    item = Item(id=book_id, title=title, year=int(year) if year.isdigit() else None, genres=genres)
     return _Book(item, _author_ids(raw.get("authors")), shorten(optional_text(raw, "description")))
 
 
