@@ -107,6 +107,10 @@ def resolve_domain(name_or_path: str) -> Path:
     )
 
 
+# The domain of each public review format's items where --domain does not say (synth.data.formats).
+FORMAT_DOMAINS = {"amazon": "products", "yelp": "restaurants", "goodreads": "books"}
+
+
 def load_domain(name_or_path: str = DEFAULT_DOMAIN) -> Domain:
     """The profile of a built-in name ('movies', 'books', ...) or a YAML file; a bad file is an InputError
     naming the file and the field."""
@@ -132,7 +136,13 @@ def _load(path: Path) -> Domain:
         raise InputError(path, message, field=field) from None
 
 
+def domain_in_effect(domain: str | None, source: str | None, source_format: str | None = None) -> str:
+    """--domain where given, else the domain of the public review format a source reads, else movies."""
+    review_format = source_format or (source or "").partition(":")[0]
+    return domain or FORMAT_DOMAINS.get(review_format, DEFAULT_DOMAIN)
+
+
 def domain_for_run(config: dict[str, Any]) -> Domain:
-    """The profile a run's manifest config names (movies for a run written before domains existed)."""
-    return load_domain(str(config.get("domain") or DEFAULT_DOMAIN))
+    """The profile of a run, from its manifest config (movies for a run written before domains existed)."""
+    return load_domain(domain_in_effect(config.get("domain"), config.get("source"), config.get("source_format")))
 

@@ -110,7 +110,7 @@ async def generate(
     manifest. `on_record` is called with each record once it is written (progress of a Ray worker)."""
     started, clock = now(), time.perf_counter()
     data = load_data(config)
-    domain = load_domain(config.domain)
+    domain = load_domain(config.domain_name)
     prompts = PromptSet.load(config.prompts_dir, mode=config.mode, domain=domain)
     planned = PLANNERS[config.mode](config, data)  # before the model loads: a plan that cannot run stops here
     budget = Budget.of(config)  # so does a cost ceiling without prices

@@ -144,3 +144,19 @@ def test_a_domain_without_a_demo_says_which_sources_fit(tmp_path, domain):
     assert result.exit_code == 2
     assert f"the {domain} domain has no demo catalog: give a source that fits it" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_review_format_source_plays_in_its_own_domain(tmp_path):
+    """The Amazon sample (data/fixtures/amazon2023) plays as products with no --domain: no prompt or utterance
+    speaks of movies, and naming the source's own domain is the same run."""
+    source = f"amazon:{Path(__file__).resolve().parents[2] / 'data' / 'fixtures' / 'amazon2023'}"
+    config = GenerateConfig(n=2, seed=3, source=source, strategy="pearl", progress=False)
+    assert config.domain_name == "products"
+    assert GenerateConfig(source=source, domain="products").fingerprint() == GenerateConfig(source=source).fingerprint()
+    backend = ScriptedBackend(no_movie_script, keep_calls=True)
+    manifest = asyncio.run(generate(config, tmp_path, backend=backend))
+    assert manifest.counts.written == 2 and "domain" not in manifest.config
+    prompts = [m["content"] for call in backend.calls for m in call]
+    assert any("product" in p for p in prompts) and not [p for p in prompts if MOVIE_WORDS.search(p)]
+    for record in read_records(tmp_path):
+        assert not [t.text for t in record.turns if MOVIE_WORDS.search(t.text)]
