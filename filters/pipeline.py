@@ -36,7 +36,7 @@ from synth.runs.layout import (
     dialogues_file,
 )
 from synth.runs.manifest import Manifest, now, read_manifest, write_manifest
-from synth.runs.records import iter_records
+from synth.runs.records import domain_beside, iter_records
 
 InputFormat = Literal["auto", "synth", "pearl"]
 CHUNK = 256  # dialogues read, judged and written together
@@ -62,8 +62,9 @@ def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[Fi
             yield from_pearl(dialogue, raw)
         return
     catalog = RunFolder(path.parent, path).items if (path.parent / ITEMS_FILE).exists() else None
+    domain = domain_beside(path)
     for found in iter_records(path):
-        yield from_record(found.record, found.line, catalog)
+        yield from_record(found.record, found.line, catalog, domain)
 
 
 def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, Verdict]:

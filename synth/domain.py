@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from synth.errors import InputError, SynthError
+from synth.short_titles import ShortTitleRule
 
 DEFAULT_DOMAIN = "movies"
 ItemField = Literal["genres", "description", "directors", "cast"]
@@ -47,6 +48,8 @@ class Domain(BaseModel):
     credits: str  # "an actor or a director": what the recommender must never invent besides a year and a genre
     item_fields: list[ItemField]  # the item fields that describe an item to the recommender
     item_format: str  # "Title (Year)": how an item is written in dialogue (items' `display`)
+    # how a long title may be said short (synth.short_titles): movies' titles match whole
+    short_titles: ShortTitleRule = "whole"
     greeting: str  # the recommender's scripted first line
     seeker_opening: str  # the seeker's scripted first line (PEARL's fixed course)
     gorecdial_expert_example: str  # the GoRecDial expert prompt's example exchange

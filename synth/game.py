@@ -183,6 +183,7 @@ class _PearlMoves(RecordMoves):
             hidden_target=None if shown else target.display, target_draw=None if shown else target_draw(spec.persona.target, target),
             examples=self.stock, suggestion=recommended.display if recommended else None, items=self.items,
             question=question_move("seeker", plan, False), accepting=accepting,
+            short_titles=game.seeker.prompts.domain.short_titles,
         )
 
     def recommender_context(
@@ -195,7 +196,8 @@ class _PearlMoves(RecordMoves):
         descriptions = {item.display: item.description or "" for item in shown}
         question = question_move("recommender", plan, True) if plan is not None else (None if may_pass else not shown)
         return self.reply_context("recommender", self.game.catalog, descriptions=descriptions, examples=self.stock,
-                                  items=self.items, question=question, closing=closing)
+                                  items=self.items, question=question, closing=closing,
+                                  short_titles=self.game.recommender.prompts.domain.short_titles)
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""

@@ -27,6 +27,7 @@ from synth.replies import (
     spoken_text,
 )
 from synth.reply_repairs import named_recommendation
+from synth.short_titles import ShortTitleRule
 from synth.simulators import (
     Line,
     Sampling,
@@ -108,16 +109,18 @@ def expert_schema(
 
 
 def parse_expert(
-    text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
+    text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False,
+    short_titles: ShortTitleRule = "whole",
 ) -> RecommenderReply:
-    """An expert reply: item None means the expert only speaks this turn."""
+    """An expert reply: item None means the expert only speaks this turn; the item is named whole or, under the
+    domain's `short_titles` rule, by its short title."""
     data = extract_json(text)
     utterance = spoken_text(data, max_chars, question)
     think = data.get("think") if isinstance(data.get("think"), str) else ""
     name = data.get("item")
     if names_no_item(name):
         return RecommenderReply(think.strip(), utterance, None)
-    item = match_candidate(name, remaining) if isinstance(name, str) else None
+    item = match_candidate(name, remaining, short_titles) if isinstance(name, str) else None
     if item is None:
         raise ReplyFormatError(f"'item' {name!r} is neither a remaining candidate nor 'none'")
     return RecommenderReply(think.strip(), utterance, item.id)
@@ -188,7 +191,7 @@ class GoRecDialExpert(Simulator):
         reply = await self._ask_checked(
             system, lines, asking(instructions, question),
             expert_schema(remaining, must_recommend=must, max_chars=limit, question=question),
-            lambda text: parse_expert(text, remaining, limit, question), seed=seed, usage=usage,
+            lambda text: parse_expert(text, remaining, limit, question, self.prompts.domain.short_titles), seed=seed, usage=usage,
             inspect=None if context is None else lambda reply: check_recommender(reply, context, remaining, about),
         )
         return named_recommendation(reply, remaining)

@@ -363,12 +363,15 @@ class Recommender(Simulator):
             lines,
             asking(instructions, question),
             recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question),
-            lambda text: parse_recommender(text, candidates, may_pass=may_pass, max_chars=limit, question=question),
+            lambda text: parse_recommender(
+                text, candidates, may_pass=may_pass, max_chars=limit, question=question,
+                short_titles=self.prompts.domain.short_titles,
+            ),
             seed=seed,
             usage=usage,
             inspect=None if context is None else lambda reply: check_recommender(reply, context, candidates or [], about),
         )
-        return named_recommendation(reply, candidates or [])
+        return named_recommendation(reply, candidates or [], self.prompts.domain.short_titles)
 
 
 def check_recommender(reply: RecommenderReply, context: ReplyContext, candidates: Sequence[Item], about: Item | None) -> list[Defect]:

@@ -43,7 +43,7 @@ def check_reply(text: str, context: ReplyContext, named: str | None = None, reco
     ]
     found += [
         borrows_description(text, context, named),
-        unnamed_recommendation(text, recommends),
+        unnamed_recommendation(text, recommends, context.short_titles),
         unasked_question(text, context, recommends),
         suggests_unlisted(text, context, named),
         early_goodbye(text, context, recommends),

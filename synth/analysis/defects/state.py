@@ -20,6 +20,7 @@ from synth.analysis.defects.detectors import (
     stance,
     titles_with_years,
 )
+from synth.short_titles import ShortTitleRule
 
 # What the items are called and what one does with them, in every built-in domain (synth.domain): the checks
 # read "I'll read it" in a books dialogue as they read "I'll watch it" in a movies one.
@@ -151,17 +152,18 @@ def without_other_role(text: str, role: str) -> str:
     return " ".join(sentence.strip() for sentence in kept) if kept else text
 
 
-def unnamed_recommendation(text: str, recommends: str | None) -> Defect | None:
-    """A recommendation whose words never name the movie it recommends."""
-    if recommends is None or mentions(text, recommends):
+def unnamed_recommendation(text: str, recommends: str | None, short_titles: ShortTitleRule = "whole") -> Defect | None:
+    """A recommendation whose words never name the item it recommends (whole, or by its short title under the
+    domain's `short_titles` rule)."""
+    if recommends is None or mentions(text, recommends, short_titles):
         return None
     return Defect("unnamed_recommendation", f"recommends {recommends} without naming it")
 
 
-def naming_recommendation(text: str, recommends: str) -> str:
-    """A recommendation that never names its movie, repaired: the title put before its words ("How about Heat
+def naming_recommendation(text: str, recommends: str, short_titles: ShortTitleRule = "whole") -> str:
+    """A recommendation that never names its item, repaired: the title put before its words ("How about Heat
     (1995)? It's a tense crime drama ..."), the repair of the last resort once re-samples did not name it."""
-    if mentions(text, recommends):
+    if mentions(text, recommends, short_titles):
         return text
     return f"How about {recommends}? {text}".strip()
 
