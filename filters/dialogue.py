@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from synth.analysis.defects import Spoken, dialogue_utterances, record_utterances
 from synth.data.dialogues import Dialogue
+from synth.domain import Domain, load_domain
 from synth.filters.titles import TitleSpotter, mention_key, title_mentions
 from synth.prompting import shipped_example_replies
 from synth.records import DialogueRecord, Item, verdict
@@ -75,9 +76,13 @@ class FilterDialogue:
         )
 
 
-def from_record(record: DialogueRecord, raw: str, catalog: Mapping[str, Item] | None = None) -> FilterDialogue:
+def from_record(
+    record: DialogueRecord, raw: str, catalog: Mapping[str, Item] | None = None, domain: Domain | None = None
+) -> FilterDialogue:
     """The view of one synth record (pearl dialogue or GoRecDial game); `catalog` (the run's items) names the
-    persona's reviewed items for the reply detectors."""
+    persona's reviewed items for the reply detectors; `domain` (movies by default) names the target's kind and
+    how its title may be said short."""
+    domain = domain or load_domain()
     game = record.gorecdial
     fallback = [c.id for c in game.candidates] if game is not None else None
     names = {c.id: c.display for c in game.candidates} if game is not None else {}
@@ -101,7 +106,7 @@ def from_record(record: DialogueRecord, raw: str, catalog: Mapping[str, Item] | 
         persona = [
             Statement(f"review {i}, {verdict(r)}", r.text) for i, r in enumerate(record.persona.general, start=1)
         ]
-        persona.append(Statement("what draws them to the movie they hope for", record.persona.target.text))
+        persona.append(Statement(f"what draws them to the {domain.noun} they hope for", record.persona.target.text))
     return FilterDialogue(
         id=record.id,
         format="synth",
@@ -113,6 +118,7 @@ def from_record(record: DialogueRecord, raw: str, catalog: Mapping[str, Item] | 
         persona=persona,
         outcome=record.outcome.ended_by,
         errors=record.errors,
+        _spotter=TitleSpotter(record.target_item.display, short_titles=domain.short_titles),
         _spoken=lambda: record_utterances(record, catalog, examples=shipped_example_replies()),
     )
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from synth.data.pearl import iter_pearl
 from synth.data.readers import read_lines
 from synth.datasets import detect_format
+from synth.domain import domain_for_run
 from synth.errors import InputError, SynthError
 from synth.filters.base import AsyncFilter, Verdict
 from synth.filters.config import FilterConfig
@@ -35,7 +36,7 @@ from synth.runs.layout import (
     dialogues_file,
 )
 from synth.runs.manifest import Manifest, now, read_manifest, write_manifest
-from synth.runs.records import iter_records
+from synth.runs.records import domain_beside, iter_records
 
 InputFormat = Literal["auto", "synth", "pearl"]
 CHUNK = 256  # dialogues read, judged and written together
@@ -61,8 +62,9 @@ def read_dialogues(path: Path, format: Literal["synth", "pearl"]) -> Iterator[Fi
             yield from_pearl(dialogue, raw)
         return
     catalog = RunFolder(path.parent, path).items if (path.parent / ITEMS_FILE).exists() else None
+    domain = domain_beside(path)
     for found in iter_records(path):
-        yield from_record(found.record, found.line, catalog)
+        yield from_record(found.record, found.line, catalog, domain)
 
 
 def basic_verdicts(dialogue: FilterDialogue, config: FilterConfig) -> dict[str, Verdict]:
@@ -152,7 +154,7 @@ async def filter_run(
     if own_judge:
         from synth.filters.judge_factory import make_judge
 
-        judge = make_judge(config, out_dir)
+        judge = make_judge(config, out_dir, domain_for_run(manifest.config if manifest else {}))
     preference: list[AsyncFilter] = [
         cls(judge) for cls in (PersonaContradiction, GuessContradiction) if cls.name in config.preference
     ]

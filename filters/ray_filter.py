@@ -19,7 +19,7 @@ from synth.filters.base import Verdict
 from synth.filters.config import FilterConfig
 from synth.filters.dialogue import from_record
 from synth.ray_cluster import connect
-from synth.runs.records import parse_record
+from synth.runs.records import domain_beside, parse_record
 
 LINES_PER_RANGE = 256
 
@@ -71,6 +71,7 @@ class FilterRanges:
     def __init__(self, path: str, config_json: str):
         self.path = Path(path)
         self.config = FilterConfig.model_validate_json(config_json)
+        self.domain = domain_beside(self.path)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
         from synth.filters.pipeline import chunk_verdicts
@@ -84,7 +85,7 @@ class FilterRanges:
                     if not line.strip():
                         continue
                     try:
-                        views.append(from_record(parse_record(line, self.path, number), line))
+                        views.append(from_record(parse_record(line, self.path, number), line, domain=self.domain))
                     except InputError as error:
                         where = {"line": error.line, "field": error.field, "message": error.message}
                         return {"id": [""], "raw": [""], "verdicts": [""], "sketch": [b""], "error": [json.dumps(where)]}

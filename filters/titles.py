@@ -1,5 +1,6 @@
-"""Finding movie titles in utterances: a fuzzy spotter for one known title (year optional), and the
-"Title (Year)" mentions of PEARL-style text where no item ids exist."""
+"""Finding item titles in utterances: a fuzzy spotter for one known title (year optional; a long title also by
+its short form where the domain's rule gives one), and the "Title (Year)" mentions of PEARL-style text where no
+item ids exist."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rapidfuzz import fuzz
 
 from synth.data.movielens import split_title
 from synth.data.title_match import normalise, title_key
+from synth.short_titles import ShortTitleRule, short_title
 
 _YEAR_MENTION = re.compile(r"\(\s*((?:18|19|20)\d{2})\s*\)")
 _QUOTED_TAIL = re.compile(r"[\"“']([^\"“”']{1,80})[\"”']\s*$")
@@ -53,11 +55,14 @@ class TitleSpotter:
     """Finds one title in free text: word for word after normalising (case, accents, punctuation, a
     leading article, the year left out or given), or, for titles of ten characters or more, with small
     misspellings (rapidfuzz ratio >= `threshold` over whole words). A one-word title must appear with
-    its own capitalisation, so 'Heat' is found in 'I loved Heat' but not in 'the heat of summer'."""
+    its own capitalisation, so 'Heat' is found in 'I loved Heat' but not in 'the heat of summer'. Under a
+    domain's `short_titles` rule a long title is also found by its short form (synth.short_titles)."""
 
-    def __init__(self, title: str, threshold: float = 90.0):
+    def __init__(self, title: str, threshold: float = 90.0, short_titles: ShortTitleRule = "whole"):
         self.title = split_title(title)[0]
-        self.variants = title_variants(title)
+        short = short_title(self.title, short_titles)
+        variants = title_variants(title) + (title_variants(short) if short else [])
+        self.variants = sorted(dict.fromkeys(variants), key=len, reverse=True)
         self.threshold = threshold
         self._one_word = len(normalise(self.title).split()) == 1
         self._exact = [re.compile(rf"(?:^| ){re.escape(v)}(?: |$)") for v in self.variants]

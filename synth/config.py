@@ -10,15 +10,19 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from synth.domain import domain_in_effect
 from synth.errors import SynthError
 
 BackendName = Literal["llamacpp", "llamacpp-serial", "openai", "vllm"]
 Strategy = Literal["human", "pearl", "free"]
+ReviewFormat = Literal["amazon", "yelp", "goodreads"]  # public review formats, read by synth.data.formats
+REVIEW_FORMATS: tuple[str, ...] = get_args(ReviewFormat)
+NAMED_SOURCES = ("demo", "movielens+rt", "movielens")
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
@@ -30,8 +34,11 @@ NON_SEMANTIC_FIELDS = {
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
 ADDED_FIELDS: dict[str, object] = {
     "ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False, "strategy": "pearl",
-    "reply_resamples": 0,
+    "reply_resamples": 0, "domain": None, "source_format": None, "max_source_reviews": None,
 }
+# Settings a manifest leaves out of its config at these values, so that a run at the defaults writes the
+# manifest it wrote before the setting existed.
+UNWRITTEN_DEFAULTS: dict[str, object] = {"domain": None}
 
 
 # GoRecDial set difficulties: how close the correct movie is to the seeker's set and how far the others are.
@@ -107,10 +114,17 @@ class GenerateConfig(BackendConfig):
     n: int = Field(3, ge=1, description="number of dialogues")
     seed: int = 0
     mode: Literal["pearl", "gorecdial"] = "pearl"
-    # data: the bundled demo, MovieLens + Rotten Tomatoes critics, MovieLens alone, or your own files
-    source: Literal["demo", "movielens+rt", "movielens"] | None = None  # None: demo (pearl), movielens (gorecdial)
+    # data: the bundled demo, MovieLens + Rotten Tomatoes critics, MovieLens alone, a folder in a public review
+    # format (amazon:DIR, yelp:DIR, goodreads:DIR), or your own files
+    source: str | None = None  # None: demo (pearl), movielens (gorecdial)
     catalog: Path | None = None
     reviews: Path | None = None
+    source_format: ReviewFormat | None = Field(
+        None, description="the public format of --catalog and --reviews (amazon, yelp or goodreads); none: synth's tables"
+    )
+    max_source_reviews: int | None = Field(
+        None, ge=1, description="read at most this many reviews of a review-format source (the first in file order)"
+    )
     ratings: Path | None = Field(None, description="a ratings table (user, item, rating, optional tags) for --catalog")
     rating_scale: str | None = Field(None, description="LOW-HIGH of the ratings in --reviews or --ratings, e.g. 1-10")
     movielens: Path | None = None  # default: `synth data fetch movielens-small`, else the shared data folder's copy
@@ -118,6 +132,12 @@ class GenerateConfig(BackendConfig):
     skip_bad_lines: bool = False
     item_summaries: bool = Field(False, description="add LLM summaries of what reviewers liked/disliked (cached)")
     prompts_dir: Path | None = None
+    domain: str | None = Field(
+        None, min_length=1,
+        description="movies, books, products, restaurants or a profile's YAML file: what the items are and how the "
+        "prompts speak of them; by default the source's (books for goodreads, products for amazon, restaurants for "
+        "yelp, else movies) (docs/generation.md#domains)",
+    )
     # personas
     target_min_score: float = Field(
         0.75, ge=0, le=1, description="a target is an item the user rated at least this, on a 0-1 scale (8/10 = 0.78)"
@@ -173,12 +193,32 @@ class GenerateConfig(BackendConfig):
     # several machines: this run plays every N-th game spec, starting at I (one run split N ways)
     shard: str | None = Field(None, pattern=r"^\d+/\d+$", description="I/N, 0 <= I < N")
 
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, value: str | None) -> str | None:
+        if value is None or value in NAMED_SOURCES or review_source(value) is not None:
+            return value
+        raise ValueError(
+            f"unknown source {value!r}: use {', '.join(NAMED_SOURCES)}, or FORMAT:DIR with FORMAT one of "
+            f"{', '.join(REVIEW_FORMATS)} (a folder of that format's files)"
+        )
+
     @field_validator("k_schedule")
     @classmethod
     def _positive_schedule(cls, value: list[int]) -> list[int]:
         if not value or any(k < 1 for k in value):
             raise ValueError("k_schedule needs at least one value, all >= 1")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _source_domain_is_the_default(cls, data: Any) -> Any:
+        """--domain naming the domain its source holds anyway is the default: the same run, the same fingerprint."""
+        if isinstance(data, dict) and data.get("domain") is not None and data["domain"] == domain_in_effect(
+            None, data.get("source"), data.get("source_format")
+        ):
+            return {key: value for key, value in data.items() if key != "domain"}
+        return data
 
     @model_validator(mode="after")
     def _persona_summaries_need_personas(self) -> GenerateConfig:
@@ -204,11 +244,21 @@ class GenerateConfig(BackendConfig):
         return index, count
 
     @property
+    def domain_name(self) -> str:
+        """The domain in effect: --domain, else the one a public review format holds, else movies."""
+        return domain_in_effect(self.domain, self.source, self.source_format)
+
+    @property
     def data_source(self) -> str:
         """The source in effect: own files when --catalog/--reviews are given, else by mode."""
         if self.catalog or self.reviews or self.ratings:
             return "files"
         return self.source or ("movielens" if self.mode == "gorecdial" else "demo")
+
+    @property
+    def review_source(self) -> tuple[str, Path] | None:
+        """(format, folder) of a `FORMAT:DIR` source; None for the others."""
+        return review_source(self.source) if self.source else None
 
     @property
     def turn_cap(self) -> int:
@@ -231,6 +281,12 @@ class GenerateConfig(BackendConfig):
         if self.mode != "gorecdial":  # no sets are drawn: the rules older synths wrote, whatever they are now
             semantic["set_rules"] = SetRules(difficulty="moderate").model_dump(mode="json", exclude={"difficulty"})
         return hashlib.sha256(json.dumps(semantic, sort_keys=True).encode()).hexdigest()
+
+
+def review_source(source: str) -> tuple[str, Path] | None:
+    """'amazon:data/x' -> ('amazon', Path('data/x')); None when `source` is not FORMAT:DIR with a known format."""
+    name, colon, folder = source.partition(":")
+    return (name, Path(folder)) if colon and folder and name in REVIEW_FORMATS else None
 
 
 def load_config(path: Path | None, overrides: dict[str, object], model: type[ConfigT] = GenerateConfig) -> ConfigT:  # type: ignore[assignment]

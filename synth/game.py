@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from synth.analysis.defects import ReplyContext, question_move, split_opinion, target_draw, taste
 from synth.config import Strategy
+from synth.domain import Domain
 from synth.personas import GameSpec, ReviewIndex
 from synth.prompting import example_replies
 from synth.records import (
@@ -48,9 +49,9 @@ class GameRules:
     force_target_from: int = 3  # the target is a candidate from this recommendation turn on
     strategy: Strategy = "pearl"
 
-    def script(self) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening of this strategy (synth.turns.opening)."""
-        return opening(self.strategy)
+    def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
+        return opening(self.strategy, domain)
 
     def last_offer(self, step: int) -> bool:
         """Whether a recommender turn at `step` is its last one before the cap. Outside PEARL's fixed course
@@ -124,7 +125,7 @@ class PearlGame:
         usage = Usage()
         moves = _PearlMoves(self, spec, usage)
         ending = await play_turns(
-            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script()
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script(self.seeker.prompts.domain)
         )
         return DialogueRecord(
             schema_version=RECORD_SCHEMA_VERSION,
@@ -182,6 +183,7 @@ class _PearlMoves(RecordMoves):
             hidden_target=None if shown else target.display, target_draw=None if shown else target_draw(spec.persona.target, target),
             examples=self.stock, suggestion=recommended.display if recommended else None, items=self.items,
             question=question_move("seeker", plan, False), accepting=accepting,
+            short_titles=game.seeker.prompts.domain.short_titles,
         )
 
     def recommender_context(
@@ -194,7 +196,8 @@ class _PearlMoves(RecordMoves):
         descriptions = {item.display: item.description or "" for item in shown}
         question = question_move("recommender", plan, True) if plan is not None else (None if may_pass else not shown)
         return self.reply_context("recommender", self.game.catalog, descriptions=descriptions, examples=self.stock,
-                                  items=self.items, question=question, closing=closing)
+                                  items=self.items, question=question, closing=closing,
+                                  short_titles=self.game.recommender.prompts.domain.short_titles)
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""

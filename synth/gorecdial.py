@@ -8,6 +8,7 @@ from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
 from synth.config import Strategy
+from synth.domain import Domain
 from synth.movie_sets import MovieSet
 from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn, TurnPlan
 from synth.replies import (
@@ -26,6 +27,7 @@ from synth.replies import (
     spoken_text,
 )
 from synth.reply_repairs import named_recommendation
+from synth.short_titles import ShortTitleRule
 from synth.simulators import (
     Line,
     Sampling,
@@ -58,9 +60,9 @@ class GoRecDialRules:
     ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
     strategy: Strategy = "pearl"  # human: each turn's move is planned (synth.strategy); see synth.game.GameRules
 
-    def script(self) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening of this strategy (synth.turns.opening)."""
-        return opening(self.strategy)
+    def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
+        return opening(self.strategy, domain)
 
     def may_recommend(self, step: int) -> bool:
         """Whether the expert may recommend at this step (its turns are the even steps)."""
@@ -107,16 +109,18 @@ def expert_schema(
 
 
 def parse_expert(
-    text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
+    text: str, remaining: list[Item], max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False,
+    short_titles: ShortTitleRule = "whole",
 ) -> RecommenderReply:
-    """An expert reply: item None means the expert only speaks this turn."""
+    """An expert reply: item None means the expert only speaks this turn; the item is named whole or, under the
+    domain's `short_titles` rule, by its short title."""
     data = extract_json(text)
     utterance = spoken_text(data, max_chars, question)
     think = data.get("think") if isinstance(data.get("think"), str) else ""
     name = data.get("item")
     if names_no_item(name):
         return RecommenderReply(think.strip(), utterance, None)
-    item = match_candidate(name, remaining) if isinstance(name, str) else None
+    item = match_candidate(name, remaining, short_titles) if isinstance(name, str) else None
     if item is None:
         raise ReplyFormatError(f"'item' {name!r} is neither a remaining candidate nor 'none'")
     return RecommenderReply(think.strip(), utterance, item.id)
@@ -147,7 +151,8 @@ class GoRecDialSeeker(Simulator):
         decides = recommended is not None and not asks
         item = recommended.display if recommended else "it"
         move = None if plan is None else instruction(
-            "seeker", plan, item=item, leave_out=("ACC", "REJ"), recommended=suggested_before(context), unseen=correct
+            "seeker", plan, item=item, leave_out=("ACC", "REJ"), recommended=suggested_before(context), unseen=correct,
+            domain=self.prompts.domain,
         )
         limit = utterance_limit(plan, [recommended] if recommended else [])
         instructions = self.prompts.render(
@@ -158,7 +163,7 @@ class GoRecDialSeeker(Simulator):
         return await self._ask_checked(
             system, lines, asking(instructions, question), seeker_schema(decides, accept=accept, max_chars=limit, question=question),
             lambda text: parse_seeker(text, decides=decides, max_chars=limit, question=question), seed=seed, usage=usage,
-            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept),
+            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept, self.prompts.domain.noun),
         )
 
 
@@ -177,7 +182,8 @@ class GoRecDialExpert(Simulator):
         is sampled again."""
         must = plan is not None and bool(remaining)
         move = None if plan is None else instruction(
-            "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context)
+            "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context),
+            domain=self.prompts.domain,
         )
         limit = utterance_limit(plan, [*remaining, *([about] if about else [])])
         instructions = self.prompts.render("gorecdial_expert_turn", remaining=remaining, move=move, about=about)
@@ -185,7 +191,7 @@ class GoRecDialExpert(Simulator):
         reply = await self._ask_checked(
             system, lines, asking(instructions, question),
             expert_schema(remaining, must_recommend=must, max_chars=limit, question=question),
-            lambda text: parse_expert(text, remaining, limit, question), seed=seed, usage=usage,
+            lambda text: parse_expert(text, remaining, limit, question, self.prompts.domain.short_titles), seed=seed, usage=usage,
             inspect=None if context is None else lambda reply: check_recommender(reply, context, remaining, about),
         )
         return named_recommendation(reply, remaining)
@@ -212,7 +218,7 @@ class GoRecDialGamePlayer:
         usage = Usage()
         moves = _GoRecDialMoves(self, spec.movie_set, usage, spec.seed)
         ending = await play_turns(
-            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script()
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script(self.seeker.prompts.domain)
         )
         movie_set = spec.movie_set
         return DialogueRecord(

@@ -9,6 +9,7 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
+from synth.domain import Domain
 from synth.llm.base import ChatBackend
 from synth.llm.gguf_models import cache_dir
 from synth.progress import progress_bar
@@ -69,11 +70,12 @@ async def summarize_items(
     max_reviews: int = 8,
     seed: int = 0,
     progress: bool = True,
+    domain: Domain | None = None,
 ) -> tuple[dict[str, Item], dict[str, int]]:
     """The catalog with "Reviewers liked ...; disliked ..." added to each reviewed item's description."""
     await backend.check()  # resolves the model, whose name is part of every cache key
     model = backend.model_info.name
-    prompts = PromptSet.load(mode="item_summary")
+    prompts = PromptSet.load(mode="item_summary", domain=domain)
     by_item: dict[str, list[Review]] = defaultdict(list)
     for review in reviews:
         by_item[review.item].append(review)

@@ -9,6 +9,7 @@ import heapq
 import json
 import re
 
+from synth.domain import Domain
 from synth.item_knowledge import SummaryCache
 from synth.llm.base import ChatBackend
 from synth.llm.gguf_models import cache_dir
@@ -85,12 +86,13 @@ async def summarize_personas(
     progress: bool = True,
     shown_liked: int = 6,
     shown_disliked: int = 4,
+    domain: Domain | None = None,
 ) -> tuple[list[GameSpec], dict[str, int]]:
     """The specs with `persona.summary` set for every user whose summary was cached or made, and the counts
     persona_summaries_cached/made/failed (one summary per distinct user; a failed one stays None)."""
     await backend.check()  # resolves the model, whose name is part of every cache key
     model = backend.model_info.name
-    prompts = PromptSet.load(mode="persona_summary")
+    prompts = PromptSet.load(mode="persona_summary", domain=domain)
     counts = {"persona_summaries_cached": 0, "persona_summaries_made": 0, "persona_summaries_failed": 0}
     summaries: dict[str, str | None] = {}
     users = sorted({spec.persona.user_id for spec in specs})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -12,6 +13,7 @@ from typing import Any
 import jinja2
 import yaml
 
+from synth.domain import Domain, load_domain
 from synth.errors import SynthError
 
 TEMPLATES = {
@@ -23,6 +25,13 @@ TEMPLATES = {
     "benchmark": ("benchmark_recommend", "benchmark_respond"),
 }
 EXAMPLES = {"pearl": "pearl_examples"}  # a mode's example exchanges (YAML), drawn per dialogue by the game
+# The first pass renders the domain profile into a template's text with delimiters no template uses otherwise
+# ("[[ domain.noun ]]", "[% if ... %]"); the second, the template proper, sees the domain's words as text.
+_DOMAIN_PASS = jinja2.Environment(
+    variable_start_string="[[", variable_end_string="]]", block_start_string="[%", block_end_string="%]",
+    comment_start_string="[#", comment_end_string="#]", undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    autoescape=False,
+)
 
 
 def prompts_folder(folder: Path | None = None) -> Path:
@@ -35,29 +44,43 @@ def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def domain_text(path: Path, domain: Domain) -> str:
+    """A template file's text with the domain's words put in: the text that is hashed and compiled. A file
+    written without the profile's marks comes back unchanged."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        raise SynthError(f"prompt template missing: {path}") from None
+    try:
+        return _DOMAIN_PASS.from_string(text).render(domain=domain)
+    except jinja2.TemplateSyntaxError as exc:
+        raise SynthError(f"{path}, line {exc.lineno}: template error: {exc.message}") from None
+    except jinja2.UndefinedError as exc:
+        raise SynthError(f"{path}: domain profile: {exc.message}") from None
+
+
 @dataclass(frozen=True)
 class PromptSet:
-    """A mode's simulator templates and the sha256 of each file's text."""
+    """A mode's simulator templates, rendered for one domain, and the sha256 of each template's text."""
 
     templates: dict[str, jinja2.Template]
     hashes: dict[str, str]
     source: str
     examples: dict[str, Any] = field(default_factory=dict)
+    domain: Domain = field(default_factory=load_domain)
 
     @classmethod
-    def load(cls, folder: Path | None = None, mode: str = "pearl") -> PromptSet:
-        """The templates of one game mode, from `folder` or the ones shipped with synth."""
-        base = prompts_folder(folder)
+    def load(cls, folder: Path | None = None, mode: str = "pearl", domain: Domain | None = None) -> PromptSet:
+        """The templates of one game mode, from `folder` or the ones shipped with synth, for `domain` (movies
+        by default). The hashes are those of the texts with the domain's words in: the prompts really used."""
+        base, domain = prompts_folder(folder), domain or load_domain()
         env = jinja2.Environment(
             undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
         )
         templates, hashes = {}, {}
         for name in TEMPLATES[mode]:
             path = base / f"{name}.j2"
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError:
-                raise SynthError(f"prompt template missing: {path}") from None
+            text = domain_text(path, domain)
             try:
                 templates[name] = env.from_string(text)
             except jinja2.TemplateSyntaxError as exc:
@@ -65,9 +88,8 @@ class PromptSet:
             hashes[name] = prompt_hash(text)
         examples: dict[str, Any] = {}
         if mode in EXAMPLES:
-            examples = load_examples(base / f"{EXAMPLES[mode]}.yaml")
-            hashes[EXAMPLES[mode]] = prompt_hash((base / f"{EXAMPLES[mode]}.yaml").read_text(encoding="utf-8"))
-        return cls(templates, hashes, str(base), examples)
+            examples, hashes[EXAMPLES[mode]] = domain_examples(base, domain)
+        return cls(templates, hashes, str(base), examples, domain)
 
     def render(self, name: str, **context: Any) -> str:
         """Render one template; a missing variable is a SynthError naming it."""
@@ -85,10 +107,26 @@ def load_examples(path: Path) -> dict[str, Any]:
         raise SynthError(f"prompt examples missing: {path}") from None
     except yaml.YAMLError as exc:
         raise SynthError(f"{path}: not valid YAML: {exc}") from None
+    return check_examples(data, str(path))
+
+
+def check_examples(data: Any, where: str) -> dict[str, Any]:
+    """`data` when it holds the four non-empty lists of example exchanges; a SynthError naming `where` if not."""
     for key in ("seeker", "recommender", "openings", "styles"):
         if not isinstance(data, dict) or not isinstance(data.get(key), list) or not data[key]:
-            raise SynthError(f"{path}: '{key}' must be a non-empty list")
+            raise SynthError(f"{where}: '{key}' must be a non-empty list")
     return data
+
+
+def domain_examples(folder: Path, domain: Domain) -> tuple[dict[str, Any], str]:
+    """The domain's PEARL example exchanges and their hash: a file named by the profile (in `folder`, the
+    prompts folder, unless absolute) or the mapping the profile holds."""
+    if isinstance(domain.pearl_examples, str):
+        path = folder / domain.pearl_examples
+        examples = load_examples(path)
+        return examples, prompt_hash(path.read_text(encoding="utf-8"))
+    checked = check_examples(domain.pearl_examples, f"domain profile '{domain.name}', field 'pearl_examples'")
+    return checked, prompt_hash(json.dumps(checked, sort_keys=True))
 
 
 def example_replies(examples: dict[str, Any]) -> tuple[str, ...]:
@@ -96,12 +134,12 @@ def example_replies(examples: dict[str, Any]) -> tuple[str, ...]:
     return tuple(e["reply"] for e in examples.get("seeker", [])) + tuple(e["utterance"] for e in examples.get("recommender", []))
 
 
-def shipped_examples(mode: str = "pearl") -> dict[str, Any]:
-    """The example exchanges shipped with synth for `mode`."""
-    return load_examples(prompts_folder() / f"{EXAMPLES[mode]}.yaml")
+def shipped_examples(domain: str = "movies") -> dict[str, Any]:
+    """The PEARL example exchanges shipped with synth for a built-in domain."""
+    return domain_examples(prompts_folder(), load_domain(domain))[0]
 
 
 @lru_cache(maxsize=None)
-def shipped_example_replies(mode: str = "pearl") -> tuple[str, ...]:
-    """`example_replies` of the examples shipped with synth, read once."""
-    return example_replies(shipped_examples(mode))
+def shipped_example_replies(domain: str = "movies") -> tuple[str, ...]:
+    """`example_replies` of the examples shipped with synth for a domain, read once."""
+    return example_replies(shipped_examples(domain))

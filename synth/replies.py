@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synth.records import Item, ReplyChecks
+from synth.short_titles import ShortTitleRule, short_title, spoken_titles
 
 END_MARKER = "[EOD]"
 NO_ITEM = "none"  # a recommender that may only speak this turn names no item
@@ -177,22 +178,25 @@ def normalise_title(title: str) -> str:
     return _NON_WORD.sub(" ", _YEAR_SUFFIX.sub("", title).lower()).strip()
 
 
-def match_candidate(name: str, candidates: list[Item]) -> Item | None:
-    """The candidate `name` refers to: exact display string, else the same normalised title."""
+def match_candidate(name: str, candidates: list[Item], short_titles: ShortTitleRule = "whole") -> Item | None:
+    """The candidate `name` refers to: exact display string, else the same normalised title, else (under a
+    domain's `short_titles` rule, synth.short_titles) the same normalised short title."""
     for item in candidates:
         if name == item.display:
             return item
     wanted = normalise_title(name)
     matches = [item for item in candidates if normalise_title(item.title) == wanted]
+    if not matches:
+        matches = [item for item in candidates if normalise_title(short_title(item.title, short_titles) or "") == wanted]
     return matches[0] if len(matches) == 1 else None
 
 
 def parse_recommender(
     text: str, candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS,
-    question: bool = False,
+    question: bool = False, short_titles: ShortTitleRule = "whole",
 ) -> RecommenderReply:
     """Read a recommender reply; on recommendation turns the item must be one of `candidates` (or "none",
-    where it `may_pass`)."""
+    where it `may_pass`), named whole or, under the domain's `short_titles` rule, by its short title."""
     data = extract_json(text)
     utterance = spoken_text(data, max_chars, question)
     think = data.get("think")
@@ -200,10 +204,13 @@ def parse_recommender(
     name = data.get("item")
     if not candidates or (may_pass and names_no_item(name)):
         return RecommenderReply(think, utterance, None)
-    item = match_candidate(name, candidates) if isinstance(name, str) else None
+    item = match_candidate(name, candidates, short_titles) if isinstance(name, str) else None
     if item is None:
         spoken = f" {normalise_title(utterance)} "
-        named = [c for c in candidates if f" {normalise_title(c.title)} " in spoken]
+        named = [
+            c for c in candidates
+            if any(f" {normalise_title(title)} " in spoken for title in spoken_titles(c.title, short_titles))
+        ]
         if len(named) != 1:
             raise ReplyFormatError(f"'item' {name!r} is not one of the candidates")
         item = named[0]

@@ -10,15 +10,19 @@ from typing import TypeVar
 from synth.analysis.defects import Defect, naming_recommendation, without_other_role
 from synth.records import Item, ReplyChecks
 from synth.replies import RecommenderReply, SeekerReply
+from synth.short_titles import ShortTitleRule
 
 Reply = TypeVar("Reply", SeekerReply, RecommenderReply)
 
 
-def named_recommendation(reply: RecommenderReply, candidates: Sequence[Item]) -> RecommenderReply:
-    """A reply recommending one of `candidates` whose words never name it, repaired with its title in front
-    (synth.analysis.defects.state.naming_recommendation); its checks record the repair instead of the defect."""
+def named_recommendation(
+    reply: RecommenderReply, candidates: Sequence[Item], short_titles: ShortTitleRule = "whole"
+) -> RecommenderReply:
+    """A reply recommending one of `candidates` whose words never name it (whole, or short under the domain's
+    `short_titles` rule), repaired with its title in front (synth.analysis.defects.state.naming_recommendation);
+    its checks record the repair instead of the defect."""
     title = next((item.display for item in candidates if item.id == reply.item_id), None)
-    text = reply.utterance if title is None else naming_recommendation(reply.utterance, title)
+    text = reply.utterance if title is None else naming_recommendation(reply.utterance, title, short_titles)
     if text == reply.utterance:
         return reply
     checks = reply.checks or ReplyChecks()

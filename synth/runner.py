@@ -14,6 +14,7 @@ from pathlib import Path
 from synth.budget import Budget, Spent
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
+from synth.domain import load_domain
 from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
@@ -109,7 +110,8 @@ async def generate(
     manifest. `on_record` is called with each record once it is written (progress of a Ray worker)."""
     started, clock = now(), time.perf_counter()
     data = load_data(config)
-    prompts = PromptSet.load(config.prompts_dir, mode=config.mode)
+    domain = load_domain(config.domain_name)
+    prompts = PromptSet.load(config.prompts_dir, mode=config.mode, domain=domain)
     planned = PLANNERS[config.mode](config, data)  # before the model loads: a plan that cannot run stops here
     budget = Budget.of(config)  # so does a cost ceiling without prices
     data.counts.update(planned.counts)
@@ -151,14 +153,16 @@ async def generate(
         await backend.check()
         if config.item_summaries:  # the games share data.catalog, so they see the summaries
             described, summary_counts = await summarize_items(
-                data.catalog, data.reviews, backend, SummaryCache(), seed=config.seed, progress=config.progress
+                data.catalog, data.reviews, backend, SummaryCache(), seed=config.seed, progress=config.progress,
+                domain=domain,
             )
             data.catalog.update(described)
             data.counts.update(summary_counts)
         if config.persona_summaries and config.mode == "pearl":  # the records carry each persona's summary
             with closing(persona_summary_cache()) as cache:
                 specs, persona_counts = await summarize_personas(
-                    specs, planned.reviews, data.catalog, backend, cache, seed=config.seed, progress=config.progress
+                    specs, planned.reviews, data.catalog, backend, cache, seed=config.seed, progress=config.progress,
+                    domain=domain,
                 )
             data.counts.update(persona_counts)
         write_items(out_dir / ITEMS_FILE, data.catalog)

@@ -211,7 +211,7 @@ class Simulator:
             usage.reply_resamples += 1
             try:
                 reply = await self._ask(
-                    system, lines, f"{instructions}\n{avoid_line(defects)}", schema, parse,
+                    system, lines, f"{instructions}\n{avoid_line(defects, self.prompts.domain)}", schema, parse,
                     seed=seed + RESAMPLE_SEED_STRIDE * attempt, usage=usage,
                     temperature=self.sampling.temperature + RESAMPLE_TEMPERATURE_STEP * attempt,
                 )
@@ -299,7 +299,7 @@ class Seeker(Simulator):
             suggested_before=suggested_before(context),
             move=None if plan is None else instruction(
                 "seeker", plan, item=recommended.display if recommended else "it", recommended=suggested_before(context),
-                unseen=is_target,
+                unseen=is_target, domain=self.prompts.domain,
             ),
         )
         limit = utterance_limit(plan, [recommended] if recommended else [])
@@ -308,15 +308,15 @@ class Seeker(Simulator):
         return await self._ask_checked(
             system, lines, asking(instructions, question), seeker_schema(decides, accept=accept, max_chars=limit, question=question),
             lambda text: parse_seeker(text, decides=decides, max_chars=limit, question=question), seed=seed, usage=usage,
-            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept),
+            inspect=None if context is None else lambda reply: check_seeker(reply, context, accept, self.prompts.domain.noun),
         )
 
 
-def check_seeker(reply: SeekerReply, context: ReplyContext, accept: bool | None) -> list[Defect]:
+def check_seeker(reply: SeekerReply, context: ReplyContext, accept: bool | None, noun: str = "movie") -> list[Defect]:
     """The reply checks of a seeker reply, and its decision against the rule (it accepts the target and
-    nothing else)."""
+    nothing else); `noun` names the item in the evidence."""
     found = check_reply(reply.utterance, context)
-    wrong = check_decision(reply.accept, accept, context.suggestion)
+    wrong = check_decision(reply.accept, accept, context.suggestion, noun)
     return found + ([wrong] if wrong else [])
 
 
@@ -352,7 +352,8 @@ class Recommender(Simulator):
         instructions = self.prompts.render(
             "recommender_turn", candidates=candidates or [], about=about, may_pass=may_pass, opening=opening,
             move=None if plan is None else instruction(
-                "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context)
+                "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context),
+                domain=self.prompts.domain,
             ),
         )
         limit = utterance_limit(plan, [*(candidates or []), *([about] if about else [])])
@@ -362,12 +363,15 @@ class Recommender(Simulator):
             lines,
             asking(instructions, question),
             recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question),
-            lambda text: parse_recommender(text, candidates, may_pass=may_pass, max_chars=limit, question=question),
+            lambda text: parse_recommender(
+                text, candidates, may_pass=may_pass, max_chars=limit, question=question,
+                short_titles=self.prompts.domain.short_titles,
+            ),
             seed=seed,
             usage=usage,
             inspect=None if context is None else lambda reply: check_recommender(reply, context, candidates or [], about),
         )
-        return named_recommendation(reply, candidates or [])
+        return named_recommendation(reply, candidates or [], self.prompts.domain.short_titles)
 
 
 def check_recommender(reply: RecommenderReply, context: ReplyContext, candidates: Sequence[Item], about: Item | None) -> list[Defect]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from synth.analysis.defects import ReplyContext, next_history
+from synth.domain import Domain, load_domain
 from synth.llm.retries import EndpointUnavailable
 from synth.records import Item, Outcome, Turn
 from synth.replies import RecommenderReply
@@ -18,18 +19,23 @@ from synth.simulators import Line
 Role = Literal["seeker", "recommender"]
 Unfinished = Literal["turn_cap", "error"]
 
-# The recommender opens, so the turns after the seed run recommender, seeker, ... and a dialogue that
-# hits an even turn cap ends on the seeker: no recommendation is left unanswered.
-SEED_EXCHANGE: tuple[tuple[Role, str], ...] = (
-    ("recommender", "Hi there! I'd be glad to help you find a movie for tonight."),
-    ("seeker", "Hi! I'm looking for something to watch, but I'm not sure what yet."),
-)
+
+def seed_exchange(domain: Domain) -> tuple[tuple[Role, str], ...]:
+    """The two scripted opening lines in the domain's words. The recommender opens, so the turns after the
+    seed run recommender, seeker, ... and a dialogue that hits an even turn cap ends on the seeker: no
+    recommendation is left unanswered."""
+    return (("recommender", domain.greeting), ("seeker", domain.seeker_opening))
+
+
+SEED_EXCHANGE = seed_exchange(load_domain())  # the movies profile's
 GREETING_ONLY: tuple[tuple[Role, str], ...] = SEED_EXCHANGE[:1]  # --strategy human: the seeker's first line is its own
 
 
-def opening(strategy: str) -> tuple[tuple[Role, str], ...]:
-    """The scripted opening: the seed exchange, or only the greeting where a plan has the seeker open (human)."""
-    return GREETING_ONLY if strategy == "human" else SEED_EXCHANGE
+def opening(strategy: str, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
+    """The scripted opening in the domain's words (movies by default): the seed exchange, or only the greeting
+    where a plan has the seeker open (human)."""
+    lines = SEED_EXCHANGE if domain is None else seed_exchange(domain)
+    return lines[:1] if strategy == "human" else lines
 
 
 SEED_STRIDE = 100  # utterance `step` of a dialogue is sampled with seed `dialogue seed + SEED_STRIDE * step`

@@ -17,7 +17,7 @@ def list_datasets() -> None:
     for entry in DATASETS.values():
         states = {state.state for state in verify(entry.name)}
         here = "fetched" if states == {"ok"} else "not fetched" if states == {"missing"} else "incomplete"
-        sizes = ", ".join(file.size for file in entry.files)
+        sizes = ", ".join(dict.fromkeys(file.size for file in entry.files))  # each size once
         typer.echo(f"\n{entry.name} [{here}]: {entry.title}\n  {sizes}; read by {entry.used_by}\n  terms: {entry.license}")
 
 
@@ -36,7 +36,10 @@ def fetch(
     for entry in entries:
         typer.echo(f"{entry.name}: {entry.title}\n  terms: {entry.license}\n  cite: {entry.citation}")
         for file in entry.files:
-            checksum = file.checksum or "members " + ", ".join(f"{m} {c}" for m, c in file.members)
+            if not file.pinned:
+                checksum = "no checksum in the registry: the sha256 received is recorded and verified later"
+            else:
+                checksum = file.checksum or "members " + ", ".join(f"{m} {c}" for m, c in file.members)
             typer.echo(f"  {url_of(entry, file)}\n    {file.size}; {checksum}")
         paths = fetch_dataset(entry.name, progress=sys.stderr.isatty() if progress is None else progress)
         typer.echo(f"  fetched into {paths[0].parent}")

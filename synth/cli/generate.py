@@ -35,6 +35,7 @@ SETTING_OPTIONS = {
     "source": "source",
     "catalog": "catalog",
     "reviews": "reviews",
+    "source_format": "source_format",
     "ratings": "ratings",
     "rating_scale": "rating_scale",
     "movielens": "movielens",
@@ -44,6 +45,7 @@ SETTING_OPTIONS = {
     "retriever": "retriever",
     "embedding_model": "embedding_model",
     "prompts_dir": "prompts_dir",
+    "domain": "domain",
     "temperature": "temperature",
     "max_tokens": "max_tokens",
     "max_utterances": "max_utterances",
@@ -64,7 +66,7 @@ SETTING_OPTIONS = {
 SET_ONLY_FIELDS = (
     "n_ctx", "n_threads", "api_max_attempts", "request_timeout_s", "general_reviews", "ask_turns", "k_schedule",
     "force_target_from", "max_format_retries", "set_rules", "embedding_dim", "min_item_ratings", "vllm_scheduling",
-    "planner",
+    "planner", "max_source_reviews",
 )
 
 
@@ -105,11 +107,16 @@ def generate(
     concurrency: Optional[int] = typer.Option(None, help=f"Dialogues in flight at once {default('concurrency')}."),
     mode: Optional[str] = typer.Option(None, help=f"pearl or gorecdial {default('mode')}."),
     source: Optional[str] = typer.Option(
-        None, help="demo, movielens+rt (critics' reviews) or movielens (users' ratings and tags) "
+        None, help="demo, movielens+rt (critics' reviews), movielens (users' ratings and tags), or amazon:DIR, "
+        "yelp:DIR, goodreads:DIR (a folder of that public review format's files, .gz too) "
         "[default: demo for pearl, movielens for gorecdial]."
     ),
     catalog: Optional[Path] = typer.Option(None, help="Your item catalog (.jsonl/.csv: id,title,year,genres,description)."),
     reviews: Optional[Path] = typer.Option(None, help="Your reviews (.csv/.jsonl/.parquet: user,item,rating,text)."),
+    source_format: Optional[str] = typer.Option(
+        None, "--format", help="Read --catalog and --reviews in a public review format: amazon (meta_*.jsonl, "
+        "*.jsonl), yelp (business.json, review.json) or goodreads (goodreads_books*.json, goodreads_reviews_*.json)."
+    ),
     ratings: Optional[Path] = typer.Option(
         None, help="Your ratings instead of reviews (.csv/.jsonl/.parquet: user,item,rating[,tags] with tags '|'-separated)."
     ),
@@ -130,6 +137,10 @@ def generate(
         None, help=f"sentence-transformers model of dense/hybrid retrieval, hub name or folder {default('embedding_model')}."
     ),
     prompts_dir: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates to use instead."),
+    domain: Optional[str] = typer.Option(
+        None, help="movies, books, products, restaurants or a profile's YAML file: what the items are and how the "
+        "prompts speak of them [default: the source's: books for goodreads, products for amazon, restaurants for yelp, else movies]; with no --source, books plays its own demo catalog."
+    ),
     temperature: Optional[float] = typer.Option(None, help=f"Sampling temperature {default('temperature')}."),
     max_tokens: Optional[int] = typer.Option(None, help=f"Token cap per reply {default('max_tokens')}."),
     max_utterances: Optional[int] = typer.Option(None, help="Turn cap after the seed [default: 12 pearl, 20 gorecdial]."),

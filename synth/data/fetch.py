@@ -59,6 +59,25 @@ def _matches(stream: BinaryIO, checksum: str) -> bool:
     return digest.hexdigest() == expected
 
 
+def sha256_of(path: Path) -> str:
+    """'sha256:HEX' of the file at `path`, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def received_checksums(folder: Path) -> dict[str, str]:
+    """The sha256 that `fetch` recorded in SOURCE.json for each unpinned file it received, by file name."""
+    try:
+        record = json.loads((folder / SOURCE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = record.get("files") if isinstance(record, dict) else None
+    return {f["name"]: f["sha256_received"] for f in files or [] if isinstance(f, dict) and f.get("sha256_received")}
+
+
 def _members_match(path: Path, file: RemoteFile) -> str | None:
     """None when every member named in the registry has its checksum; else what is wrong."""
     try:
@@ -81,13 +100,21 @@ class FileState:
 
 
 def verify(name: str) -> list[FileState]:
-    """Check each file of dataset `name` in the cache against its checksum."""
+    """Check each file of dataset `name` in the cache against its checksum (an unpinned file: against the sha256
+    recorded when it was fetched)."""
     entry = dataset(name)
+    received = received_checksums(data_dir() / name)
     states = []
     for file in entry.files:
         path = data_dir() / name / file.name
         if not path.exists():
             state = "missing"
+        elif not file.pinned:
+            recorded = received.get(file.name)
+            if recorded is None:
+                state = f"no checksum recorded in {SOURCE_FILE}"
+            else:
+                state = "ok" if sha256_of(path) == recorded else f"does not match {recorded}, recorded at fetch"
         elif file.checksum is not None:
             with path.open("rb") as handle:
                 state = "ok" if _matches(handle, file.checksum) else f"does not match {file.checksum}"
@@ -99,8 +126,9 @@ def verify(name: str) -> list[FileState]:
 
 def fetch(name: str, *, progress: bool = False, retries: int = 2) -> list[Path]:
     """Download the files of dataset `name` into the cache (files already there and intact are kept), check them,
-    and write SOURCE.json beside them. A file that does not match is removed; a download that fails leaves no file
-    under the final name. Errors are one-line SynthErrors naming the URL."""
+    and write SOURCE.json beside them (with the sha256 received of each unpinned file, which `verify` checks). A
+    file that does not match is removed; a download that fails leaves no file under the final name. Errors are
+    one-line SynthErrors naming the URL."""
     import pooch
     import requests
 
@@ -115,9 +143,13 @@ def fetch(name: str, *, progress: bool = False, retries: int = 2) -> list[Path]:
         registry={file.name: file.checksum for file in entry.files},
         urls={file.name: url_of(entry, file) for file in entry.files},
     )
+    received = received_checksums(folder)
     paths = []
     for file in entry.files:
         url = url_of(entry, file)
+        kept = folder / file.name
+        if not file.pinned and kept.exists() and received.get(file.name) not in (None, sha256_of(kept)):
+            kept.unlink()  # damaged since it was received: fetch it again
         try:
             path = Path(cache.fetch(file.name, progressbar=progress))
         except ValueError as exc:  # pooch: the hash does not match (the download is not kept)
@@ -134,6 +166,8 @@ def fetch(name: str, *, progress: bool = False, retries: int = 2) -> list[Path]:
         paths.append(path)
     record = {"name": entry.name, "title": entry.title, "license": entry.license, "citation": entry.citation,
               "fetched": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "files": [{**asdict(file), "url": url_of(entry, file), "members": dict(file.members)} for file in entry.files]}
+              "files": [{**asdict(file), "url": url_of(entry, file), "members": dict(file.members)}
+                        | ({} if file.pinned else {"sha256_received": sha256_of(path)})
+                        for file, path in zip(entry.files, paths)]}
     (folder / SOURCE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return paths

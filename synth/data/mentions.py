@@ -5,11 +5,13 @@ count them the same way."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from synth.records import DialogueRecord, Item
 from synth.replies import END_MARKER
+from synth.short_titles import ShortTitleRule, short_title
 
 _END_MARKER = re.compile(rf"\s*\[?\b{re.escape(END_MARKER.strip('[]'))}\b\]?")  # "[EOD]", and "EOD" as models write it
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")  # markdown bold / italics around words
@@ -62,11 +64,17 @@ class TitleTagger:
 
     A title matches in any case with words separated by any punctuation ("Spider Man" for "Spider-Man"), its
     leading article optional, a following "(1999)" and surrounding quotes taken into the mention; a one-word
-    title shorter than CASELESS_CHARS only as written, and one shorter than MIN_BARE_CHARS only with its year."""
+    title shorter than CASELESS_CHARS only as written, and one shorter than MIN_BARE_CHARS only with its year.
+    Under a domain's `short_titles` rule a long title is also found by its short form (synth.short_titles),
+    unless two of the items share that form."""
 
-    def __init__(self, items: Iterable[Item]):
+    def __init__(self, items: Iterable[Item], short_titles: ShortTitleRule = "whole"):
+        items = list(items)
         patterns: dict[str, str] = {}
         for item in items:
+            for pattern in _title_patterns(item):
+                patterns.setdefault(pattern, item.id)
+        for item in _short_forms(items, short_titles):
             for pattern in _title_patterns(item):
                 patterns.setdefault(pattern, item.id)
         ordered = sorted(patterns, key=len, reverse=True)
@@ -91,6 +99,17 @@ class TitleTagger:
             pieces += [text[last : mention.start], render(mention.item)]
             last = mention.end
         return "".join(pieces) + text[last:], mentions
+
+
+def _short_forms(items: list[Item], rule: ShortTitleRule) -> list[Item]:
+    """Each item under its short title, where it has one that no other item's short title shares."""
+    shorts = {item.id: short_title(item.title, rule) for item in items}
+    counts = Counter(short.lower() for short in shorts.values() if short)
+    return [
+        item.model_copy(update={"title": short})
+        for item in items
+        if (short := shorts[item.id]) and counts[short.lower()] == 1
+    ]
 
 
 def _title_patterns(item: Item) -> list[str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import json
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,17 +32,22 @@ def peek(path: Path) -> str:
 
 
 def read_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, text without its line ending) for every line of a UTF-8 file."""
+    """(1-based line number, text without its line ending) for every line of a UTF-8 file, streamed; a file
+    whose name ends in `.gz` is decompressed as it is read."""
     try:
-        handle = path.open("rb")
+        handle = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
     except OSError as exc:
         raise InputError(path, f"cannot open: {exc.strerror or exc}") from None
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                yield number, raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                raise InputError(path, f"not UTF-8 text ({exc.reason})", line=number) from None
+        number = 0
+        try:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    yield number, raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    raise InputError(path, f"not UTF-8 text ({exc.reason})", line=number) from None
+        except (OSError, EOFError, zlib.error) as exc:  # a damaged or truncated gzip file, a failing disk
+            raise InputError(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}", line=number + 1) from None
 
 
 def read_csv_rows(path: Path, columns: Iterable[str], **options: Any) -> Iterator[tuple[int, dict[str, str]]]:

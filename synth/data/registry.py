@@ -1,7 +1,9 @@
 """The public datasets synth reads, as `synth data fetch` gets them: each one's official files (URL, checksum,
 size) and the terms it is published under. Checksums are in pooch's form ("sha256:..." or "md5:..."); where
 the publisher gives one (GroupLens's .md5 files) it is that one, else the sha256 of the file at the pinned
-commit the URL names."""
+commit the URL names. A file whose checksum could not be taken from the machine synth is developed on (no
+internet there) is *unpinned*: no checksum and no members; `fetch` records the sha256 it received in SOURCE.json
+and `verify` checks the file against that."""
 
 from __future__ import annotations
 
@@ -12,9 +14,14 @@ from dataclasses import dataclass
 class RemoteFile:
     url: str
     name: str  # the file's name in the cache
-    checksum: str | None  # pooch form; None: the members are checked instead (see `members`)
+    checksum: str | None  # pooch form; None: the members are checked instead (see `members`), or unpinned
     size: str  # as published or measured, e.g. "3,790,112 bytes" or "about 239 MB"
     members: tuple[tuple[str, str], ...] = ()  # (member path in the archive, "md5:...") checked after download
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the registry holds a checksum of the file or of its members (else: the one received at fetch)."""
+        return self.checksum is not None or bool(self.members)
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,17 @@ _ML_SMALL_MEMBERS = (
 )
 _REDIAL = "https://raw.githubusercontent.com/ReDialData/website/849e9eb1bb60e312f8bf4daa82fc10a285e9318b/"
 _INSPIRED = "https://raw.githubusercontent.com/sweetpeach/Inspired/782d7c1845d11f75d2542809c7f2a51b63ef0304/data/"
+_AMAZON_2023 = "https://mcauleylab.ucsd.edu/public_datasets/data/amazon_2023/raw/"
+_AMAZON_2023_TERMS = (
+    "Amazon Reviews 2023 (McAuley Lab, UC San Diego): released for research use; cite Hou et al. (2024); do not "
+    "redistribute the reviews."
+)
+_GOODREADS = "https://datarepo.eng.ucsd.edu/mcauley_group/gdrive/goodreads/"
+_GOODREADS_TERMS = (
+    "UCSD Book Graph (Goodreads, scraped 2017): academic use only; do not redistribute. Cite Wan & McAuley (2018) "
+    "and, for the reviews, Wan et al. (2019)."
+)
+_UNMEASURED = "size not measured here"
 
 DATASETS: dict[str, Dataset] = {
     "movielens-small": Dataset(
@@ -100,5 +118,23 @@ DATASETS: dict[str, Dataset] = {
         "Research use, no commercial use without the authors' permission, redistribution under the same terms "
         "(the repository also carries an MIT license file).",
         "Cai & Chen, UMAP 2020", "synth acts (--iard), python -m synth.strategy.fit",
+    ),
+    # unpinned: no checksum of these could be taken here (see the module's docstring)
+    "amazon-2023-all-beauty": Dataset(
+        "amazon-2023-all-beauty", "Amazon Reviews 2023, All_Beauty (about 701.5K reviews of 112.6K products)",
+        (RemoteFile(_AMAZON_2023 + "review_categories/All_Beauty.jsonl.gz", "All_Beauty.jsonl.gz", None, _UNMEASURED),
+         RemoteFile(_AMAZON_2023 + "meta_categories/meta_All_Beauty.jsonl.gz", "meta_All_Beauty.jsonl.gz", None,
+                    _UNMEASURED)),
+        _AMAZON_2023_TERMS, "Hou et al., Bridging Language and Items for Retrieval and Recommendation, arXiv:2403.03952, "
+        "2024", "--source amazon:amazon-2023-all-beauty",
+    ),
+    "goodreads-poetry": Dataset(
+        "goodreads-poetry", "UCSD Goodreads, poetry (154,555 reviews of 36,514 books) and the authors' names",
+        (RemoteFile(_GOODREADS + "byGenre/goodreads_reviews_poetry.json.gz", "goodreads_reviews_poetry.json.gz", None,
+                    _UNMEASURED),
+         RemoteFile(_GOODREADS + "byGenre/goodreads_books_poetry.json.gz", "goodreads_books_poetry.json.gz", None,
+                    _UNMEASURED),
+         RemoteFile(_GOODREADS + "goodreads_book_authors.json.gz", "goodreads_book_authors.json.gz", None, _UNMEASURED)),
+        _GOODREADS_TERMS, "Wan & McAuley, RecSys 2018; Wan et al., ACL 2019", "--source goodreads:goodreads-poetry",
     ),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,11 +11,17 @@ from typing import TYPE_CHECKING
 from synth.data.bad_lines import BadLines
 from synth.data.demo import demo_path
 from synth.data.fetch import locate
+from synth.data.formats.amazon import amazon_files, load_amazon
+from synth.data.formats.common import ReviewSource
+from synth.data.formats.goodreads import goodreads_files, load_goodreads
+from synth.data.formats.yelp import load_yelp, yelp_files
 from synth.data.movielens import MovieLens, load_movielens
+from synth.data.paths import data_dir
 from synth.data.ratings_table import RatingsTable, read_movielens_ratings, read_ratings_file
 from synth.data.review_table import load_review_table, parse_scale
 from synth.data.rt_critics import load_rt_critics
 from synth.data.tables import load_catalog
+from synth.domain import Domain, load_domain
 from synth.errors import InputError, SynthError
 from synth.records import Item, Review
 
@@ -24,6 +31,13 @@ if TYPE_CHECKING:
 MOVIELENS_DEFAULT = Path("movielens-latest-small/ml-latest-small.zip")
 RT_DEFAULT = Path("reviews-rt-critics-cs109/critics.csv.gz")
 TAGS_PER_MOVIE = 5
+FormatFiles = Callable[[Path], tuple[list[Path], list[Path]]]  # a folder -> its review files and item files
+FormatLoader = Callable[..., ReviewSource]  # (review files, item files, *, bad_lines, max_reviews)
+REVIEW_FORMAT_READERS: dict[str, tuple[FormatFiles, FormatLoader]] = {
+    "amazon": (amazon_files, load_amazon),
+    "yelp": (yelp_files, load_yelp),
+    "goodreads": (goodreads_files, load_goodreads),
+}
 
 
 @dataclass
@@ -137,6 +151,55 @@ def load_files(catalog_path: Path, reviews_path: Path, rating_scale: str | None,
     return SourceData(catalog, reviews)
 
 
-def load_demo() -> SourceData:
-    """The bundled demo catalog and reviews (ratings 1-10)."""
-    return load_files(demo_path("catalog.jsonl"), demo_path("reviews.jsonl"), "1-10", BadLines())
+# Each domain's bundled demo: its catalog and reviews (ratings 1-10), written for synth.
+DEMOS = {"movies": ("catalog.jsonl", "reviews.jsonl"), "books": ("books_catalog.jsonl", "books_reviews.jsonl")}
+
+
+def load_demo(domain: Domain | None = None) -> SourceData:
+    """The bundled demo catalog and reviews of a domain (movies by default; ratings 1-10). A domain without a
+    demo is a SynthError naming the sources that fit it."""
+    domain = domain or load_domain()
+    if domain.name not in DEMOS:
+        raise SynthError(
+            f"the {domain.name} domain has no demo catalog: give a source that fits it ({domain.sources}), "
+            f"or play a domain with a demo ({', '.join(DEMOS)})"
+        )
+    catalog, reviews = DEMOS[domain.name]
+    return load_files(demo_path(catalog), demo_path(reviews), "1-10", BadLines())
+
+
+def load_review_format(name: str, folder: Path, bad_lines: BadLines, max_reviews: int | None = None) -> SourceData:
+    """A folder in a public review format (amazon, yelp, goodreads; see synth.data.formats), or the name of a
+    dataset `synth data fetch` got: its reviews, the items they name, and the same ratings for GoRecDial sets."""
+    files, load = REVIEW_FORMAT_READERS[name]
+    if not folder.is_dir():
+        if not (data_dir() / folder).is_dir():
+            raise InputError(folder, f"not a folder, nor a dataset `synth data fetch` got (in {data_dir()})")
+        folder = data_dir() / folder
+    reviews, items = files(folder)
+    return _review_data(load(reviews, items, bad_lines=bad_lines, max_reviews=max_reviews), folder)
+
+
+def load_review_format_files(
+    name: str, catalog_path: Path, reviews_path: Path, bad_lines: BadLines, max_reviews: int | None = None
+) -> SourceData:
+    """A catalog file and a review file in a public review format (--format), as `load_review_format` reads them."""
+    _, load = REVIEW_FORMAT_READERS[name]
+    source = load([reviews_path], [catalog_path], bad_lines=bad_lines, max_reviews=max_reviews)
+    return _review_data(source, reviews_path)
+
+
+def _review_data(source: ReviewSource, where: Path) -> SourceData:
+    """The reviews, their items, and the (user, item, rating) table GoRecDial's sets are drawn from (a pair
+    reviewed twice keeps its last rating, as in a ratings table)."""
+    import pandas as pd  # here, not at the top: the CLI starts without pandas
+
+    if not source.reviews:
+        unknown = source.counts.get("reviews_unknown_item", 0)
+        raise InputError(where, f"no usable review ({unknown} reviews name items the item files lack)")
+    ratings = pd.DataFrame({
+        "user": [review.user for review in source.reviews],
+        "item": [review.item for review in source.reviews],
+        "rating": [review.rating for review in source.reviews],
+    }).drop_duplicates(["user", "item"], keep="last", ignore_index=True)
+    return SourceData(source.catalog, source.reviews, ratings, source.counts)

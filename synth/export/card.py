@@ -17,6 +17,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from synth.analysis.stats.corpus import load_corpus
 from synth.analysis.stats.measures import DatasetStats, Encoder, measure
 from synth.analysis.stats.table import markdown_table
+from synth.config import review_source
 from synth.runs.filtering import FilterSummary
 from synth.runs.folder import RunFolder
 from synth.runs.manifest import Manifest
@@ -24,7 +25,7 @@ from synth.runs.manifest import Manifest
 TEMPLATE = Path(__file__).with_name("dataset_card.md")
 BLOCK = re.compile(r"<!-- synth:begin.*?-->.*?<!-- synth:end -->\n?", re.DOTALL)
 MEASURED_KEYS = ("size_categories",)  # refreshed from the data on every regeneration
-TAGS = ["synthetic", "conversational-recommendation", "recommendation", "dialogue", "movies", "synth"]
+TAGS = ["synthetic", "conversational-recommendation", "recommendation", "dialogue", "synth"]  # + the domain's plural
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")]
 LICENSES = {  # data source -> (license id, note on what the source's terms ask of this dataset)
     "demo": ("apache-2.0", "The personas come from synth's bundled demo reviews (written for synth, Apache-2.0)."),
@@ -41,10 +42,31 @@ LICENSES = {  # data source -> (license id, note on what the source's terms ask 
         "reviews quote copyrighted critic excerpts: research use only, think twice before publishing publicly).",
     ),
     "files": ("unknown", "Built from the user's own catalog and review files; their license applies."),
+    "amazon": (
+        "other",
+        "Built from Amazon Reviews 2023 (McAuley Lab, UCSD): released for research use; the reviews and item "
+        "metadata may not be redistributed. Cite Hou et al. (2024), Bridging Language and Items for Retrieval and "
+        "Recommendation.",
+    ),
+    "goodreads": (
+        "other",
+        "Built from the UCSD Goodreads datasets (UCSD Book Graph): academic use only; the data may not be "
+        "redistributed. Cite Wan & McAuley (2018), Item Recommendation on Monotonic Behavior Chains (and Wan et al. "
+        "2019 for the reviews).",
+    ),
+    "yelp": (
+        "other",
+        "Built from the Yelp Open Dataset: the Yelp Dataset terms of use apply (non-commercial, academic use; no "
+        "redistribution of the data). Check them before publishing.",
+    ),
 }
+LICENSE_NAMES = {"goodreads": "goodreads-derived-academic-use-only", "yelp": "yelp-dataset-terms"}
 SOURCE_DATASETS = {
     "movielens": ["MovieLens ml-latest-small"],
     "movielens+rt": ["MovieLens ml-latest-small", "Rotten Tomatoes critic quotes"],
+    "amazon": ["Amazon Reviews 2023"],
+    "goodreads": ["UCSD Goodreads"],
+    "yelp": ["Yelp Open Dataset"],
 }
 
 
@@ -59,9 +81,18 @@ class CardOptions:
 
 
 def data_source(run: RunFolder) -> str:
-    """Where the run's personas came from: demo, files, movielens or movielens+rt."""
+    """Where the run's personas came from, as its config names it: demo, files, movielens, movielens+rt or a
+    review format's FORMAT:DIR."""
     config = run.manifest.config if run.manifest else {}
     return config.get("source") or ("files" if config.get("catalog") else "demo")
+
+
+def terms_source(run: RunFolder) -> str:
+    """The key of the terms the run's data comes under (LICENSES): a public review format's name (amazon, yelp,
+    goodreads) whether read as FORMAT:DIR or as files with --format, else `data_source`."""
+    config = run.manifest.config if run.manifest else {}
+    found = review_source(config["source"]) if config.get("source") else None
+    return config.get("source_format") or (found[0] if found else data_source(run))
 
 
 def size_category(count: int) -> str:
@@ -78,7 +109,7 @@ def build_card(
 ) -> DatasetCard:
     """The card for `run` whose splits hold these user ids per dialogue; merged into `existing` if given."""
     stats = run_stats(run, options.encoder)
-    source = data_source(run)
+    source = terms_source(run)
     license_id, license_note = LICENSES.get(source, ("unknown", "Check the terms of the data the personas came from."))
     generated = {
         "license": options.license or license_id,
@@ -86,12 +117,12 @@ def build_card(
         "task_categories": ["text-generation"],
         "task_ids": ["dialogue-modeling"],
         "size_categories": [size_category(stats.dialogues)],
-        "tags": TAGS + options.extra_tags,
+        "tags": [*TAGS, run.domain.plural, *options.extra_tags],
         "source_datasets": SOURCE_DATASETS.get(source, ["original"]),
         "pretty_name": options.pretty_name or f"synth dialogues: {run.folder.name}",
     }
     if generated["license"] == "other":
-        generated["license_name"] = f"{source.replace('+', '-')}-derived-research-only"
+        generated["license_name"] = LICENSE_NAMES.get(source, f"{source.replace('+', '-')}-derived-research-only")
     if options.configs is not None:
         generated["configs"] = options.configs
     merged = merge_metadata(generated, existing.data.to_dict() if existing else {})
@@ -159,6 +190,7 @@ def _body(
         "filter": _filter_summary(manifest.filter),
         "stats_table": markdown_table([stats]),
         "license_note": license_note,
+        "plural": run.domain.plural,
     }
 
 

@@ -9,14 +9,16 @@ from typing import Any
 from synth.data.mentions import Mention
 from synth.filters.titles import TitleSpotter
 from synth.records import Item
+from synth.short_titles import ShortTitleRule
 
 
 @dataclass
 class MentionCoverage:
     """Of the titles synth's title spotter finds in the text (synth.filters.titles: any case, punctuation,
     article or year, small misspellings), how many an export tagged; and the dialogues that name no item at
-    all (a failure for an export, never a pass)."""
+    all (a failure for an export, never a pass). `short_titles`: the run's domain's rule (synth.short_titles)."""
 
+    short_titles: ShortTitleRule = "whole"
     spotted: int = 0
     tagged: int = 0
     dialogues: int = 0
@@ -33,7 +35,9 @@ class MentionCoverage:
             last = mention.end
         untagged = " | ".join([*rest, text[last:]])
         for item in items:
-            spotter = self._spotters.get(item.id) or self._spotters.setdefault(item.id, TitleSpotter(item.display))
+            spotter = self._spotters.get(item.id) or self._spotters.setdefault(
+                item.id, TitleSpotter(item.display, short_titles=self.short_titles)
+            )
             if item.id in tagged:
                 self.spotted += 1
                 self.tagged += 1

@@ -114,7 +114,7 @@ def crslab_object(
 ) -> dict[str, Any]:
     """One conversation in CRSLab's fields."""
     items = dialogue_items(record, run.items)
-    tagger = TitleTagger(items)
+    tagger = TitleTagger(items, run.domain.short_titles)
     dialog: list[dict[str, Any]] = []
     mentioned: set[str] = set()
     for turn in record.turns:
@@ -151,7 +151,7 @@ def export_crslab(run: RunFolder, folder: Path, splits: RunSplits) -> dict[str, 
     finder = GenreFinder(genre_names)
     vocabulary = dict.fromkeys(SPECIAL_TOKENS)
     concepts = dict.fromkeys(f"@{ids[item]}" for item in catalog)
-    coverage = MentionCoverage()
+    coverage = MentionCoverage(short_titles=run.domain.short_titles)
     with SplitFiles(folder, CRSLAB_PATTERN, splits.names) as files:
         for split, record in splits.records(run):
             conversation = crslab_object(record, run, ids, finder, coverage)

@@ -59,7 +59,7 @@ def dialoguekit_object(
 ) -> dict[str, Any]:
     """One dialogue in DialogueKit's JSON fields."""
     items = dialogue_items(record, run.items)
-    tagger = TitleTagger(items)
+    tagger = TitleTagger(items, run.domain.short_titles)
     mentioned: set[str] = set()
     conversation = []
     suggested: str | None = None  # the recommender's last suggestion, which a seeker's answer is about
@@ -120,7 +120,7 @@ def export_dialoguekit(run: RunFolder, folder: Path, splits: RunSplits) -> dict[
     export's marker records (the mention coverage and the ratings written and left out)."""
     if ALL_SPLITS in splits.names:
         raise SynthError(f"a split named '{ALL_SPLITS}' would share {DIALOGUEKIT_PATTERN.format(split=ALL_SPLITS)}")
-    coverage = MentionCoverage()
+    coverage = MentionCoverage(short_titles=run.domain.short_titles)
     ratings: dict[tuple[str, str], float] = {}
     left_out = 0
     with SplitFiles(folder, DIALOGUEKIT_PATTERN, [*splits.names, ALL_SPLITS]) as files:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import SynthError
-from synth.export.card import LICENSES, CardOptions, build_card, data_source
+from synth.export.card import LICENSES, CardOptions, build_card, terms_source
 from synth.export.crslab import CRSLAB_PATTERN, export_crslab
 from synth.export.dialoguekit import DIALOGUEKIT_PATTERN, export_dialoguekit
 from synth.export.hf import open_dataset_dict, save_dataset_dict
@@ -108,12 +108,12 @@ def publish_run(
             names = sorted(p.name for p in staging.folder.iterdir())
         files = [p for name in names for p in _files(dry_run / name)]
         return Published(repo_id, files)
-    if not private and LICENSES.get(data_source(run), ("",))[0] == "other":
+    if not private and LICENSES.get(terms_source(run), ("",))[0] == "other":
         log.warning(
-            "%s is built from %s data, whose terms allow research use only: consider --private "
+            "%s is built from %s data, whose terms restrict its use: consider --private "
             "(see the card's Licensing section)",
             repo_id,
-            data_source(run),
+            terms_source(run),
         )
     with open_dataset_dict(run, splits) as dataset_dict:
         return _push(run, dataset_dict, repo_id, private, options)

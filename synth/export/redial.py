@@ -52,7 +52,7 @@ def redial_object(record: DialogueRecord, run: RunFolder, ids: dict[str, int], w
                   coverage: MentionCoverage | None = None) -> dict[str, Any]:
     """One conversation in ReDial's fields (plus `synthId`, the record's id)."""
     items = dialogue_items(record, run.items)
-    tagger = TitleTagger(items)
+    tagger = TitleTagger(items, run.domain.short_titles)
     said = _Said({}, set(), _answers_to_recommendations(record))
     messages = []
     for turn in record.turns:
@@ -90,7 +90,7 @@ def export_redial(run: RunFolder, folder: Path, splits: RunSplits) -> dict[str, 
     ids = redial_ids(run.items)
     workers: dict[str, int] = {}
     mentions: Counter[int] = Counter()
-    coverage = MentionCoverage()
+    coverage = MentionCoverage(short_titles=run.domain.short_titles)
     with SplitFiles(folder, REDIAL_PATTERN, splits.names) as files:
         for number, (split, record) in enumerate(splits.records(run), start=1):
             worker = workers.setdefault(record.user_id, len(workers) + 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +59,6 @@ def rule_following_script(messages: list[dict[str, str]], schema: dict[str, Any]
     if "think" in props:
         return json.dumps({"think": "need more", "utterance": "What mood are you in?"})
     if "accept" in props:
-        accept = "this is the movie you hoped for" in messages[-1]["content"]
+        accept = re.search(r"this is the [\w ]+ you hoped for", messages[-1]["content"]) is not None
         return json.dumps({"utterance": "Sounds great!" if accept else "Not for me.", "accept": accept})
     return json.dumps({"utterance": "I like smart, moody films."})

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import BaseModel
 
-from synth.prompting import prompt_hash, prompts_folder
+from synth.domain import Domain, domain_for_run
+from synth.errors import SynthError
+from synth.prompting import EXAMPLES, domain_examples, domain_text, prompt_hash, prompts_folder
 from synth.redaction import redact_url
 from synth.runs.manifest import Manifest
 
@@ -47,7 +50,7 @@ def overview(manifest: Manifest | None, dialogues: int) -> Overview:
         model=model.model_dump(exclude={"extra"}) if model else {},
         figures=_figures(manifest, dialogues),
         config=_flatten(config),
-        prompts=_prompts(manifest.prompt_hashes if manifest else {}, folder),
+        prompts=_prompts(manifest.prompt_hashes if manifest else {}, folder, domain_for_run(config)),
         prompts_folder=str(folder),
     )
 
@@ -66,7 +69,7 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
     extra = counts.model_extra or {}
     for label, key in (("format retries", "format_retries"), ("replies re-sampled by the reply checks", "reply_resamples"),
                        ("replies kept with a defect at the re-sample limit", "replies_kept_with_defects"),
-                       ("recommendations repaired to name their movie", "replies_repaired")):
+                       ("recommendations repaired to name their item", "replies_repaired")):
         if key in extra:
             figures.append((label, f"{extra[key]:,}"))
     for name, kept in (counts.defects_kept or {}).items():
@@ -105,13 +108,26 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, "–" if value is None else str(value))]
 
 
-def _prompts(hashes: dict[str, str], folder: Path) -> list[PromptView]:
+def _prompts(hashes: dict[str, str], folder: Path, domain: Domain) -> list[PromptView]:
     views = []
     for name, run_hash in hashes.items():
-        path = folder / f"{name}.j2"
-        try:
-            text = (path if path.exists() else folder / f"{name}.yaml").read_text(encoding="utf-8")
-        except OSError:
-            text = None
-        views.append(PromptView(name=name, text=text, run_hash=run_hash, file_hash=prompt_hash(text) if text else None))
+        text, file_hash = _prompt_text(name, folder, domain)
+        views.append(PromptView(name=name, text=text, run_hash=run_hash, file_hash=file_hash))
     return views
+
+
+def _prompt_text(name: str, folder: Path, domain: Domain) -> tuple[str | None, str | None]:
+    """A prompt as the run's domain renders it from `folder` today, and its hash as a manifest gives it; (None,
+    None) when the file is gone."""
+    try:
+        path = folder / f"{name}.j2"
+        if path.exists():
+            text = domain_text(path, domain)
+            return text, prompt_hash(text)
+        if name == EXAMPLES["pearl"] and not isinstance(domain.pearl_examples, str):  # the profile's own mapping
+            examples, digest = domain_examples(folder, domain)
+            return yaml.safe_dump(examples, sort_keys=False, allow_unicode=True, width=120), digest
+        text = (folder / (domain.pearl_examples if name == EXAMPLES["pearl"] else f"{name}.yaml")).read_text(encoding="utf-8")
+        return text, prompt_hash(text)
+    except (OSError, SynthError):
+        return None, None

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
+from synth.domain import Domain, domain_for_run
 from synth.errors import InputError, SynthError
 from synth.records import DialogueRecord, Item
 from synth.runs.filtering import DroppedDialogue, FilterReport, iter_dropped, read_filter_report
@@ -38,6 +39,11 @@ class RunFolder:
         """The run's manifest, read once; None when the folder has none (a bare .jsonl was given)."""
         path = self.folder / MANIFEST_FILE
         return read_manifest(path) if path.exists() else None
+
+    @cached_property
+    def domain(self) -> Domain:
+        """The domain profile the run played in (movies for a run without a manifest, or before domains)."""
+        return domain_for_run(self.manifest.config if self.manifest else {})
 
     @cached_property
     def filter_report(self) -> FilterReport | None:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, model_serializer
 
-from synth.config import ADDED_FIELDS, NON_SEMANTIC_FIELDS, GenerateConfig
+from synth.config import ADDED_FIELDS, NON_SEMANTIC_FIELDS, UNWRITTEN_DEFAULTS, GenerateConfig
 from synth.data.readers import validate
 from synth.errors import InputError, SynthError
 from synth.redaction import redact_url
@@ -186,6 +186,9 @@ def new_manifest(
 ) -> Manifest:
     """The manifest of a generation run, stamped with this machine's packages, Python and platform."""
     settings = config.model_dump(mode="json")
+    for name, value in UNWRITTEN_DEFAULTS.items():
+        if settings.get(name) == value:
+            del settings[name]
     if settings.get("base_url"):
         settings["base_url"] = redact_url(settings["base_url"])
     return Manifest(

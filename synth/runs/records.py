@@ -15,9 +15,12 @@ from synth.data.bad_lines import BadLines
 from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.mentions import TitleTagger, dialogue_items
 from synth.data.readers import read_lines
+from synth.domain import Domain, domain_for_run
 from synth.errors import InputError
 from synth.records import DialogueRecord, Item
-from synth.runs.layout import ITEMS_FILE, dialogues_file
+from synth.runs.layout import ITEMS_FILE, MANIFEST_FILE, dialogues_file
+from synth.runs.manifest import read_manifest
+from synth.short_titles import ShortTitleRule
 
 log = logging.getLogger(__name__)
 RECORD_KEYS = frozenset({"turns", "outcome", "target_item"})  # how a synth record is told from other formats
@@ -73,14 +76,17 @@ def load_records(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialo
 def load_synth(path: Path, *, bad_lines: BadLines | None = None) -> list[Dialogue]:
     """A synth run as `Dialogue`s (turn items: the recommended item, then the items its text names, where the
     run's items.jsonl lies beside the file)."""
-    catalog = items_beside(path)
-    return [record_dialogue(record, catalog) for record in load_records(path, bad_lines=bad_lines)]
+    catalog, short_titles = items_beside(path), domain_beside(path).short_titles
+    return [record_dialogue(record, catalog, short_titles) for record in load_records(path, bad_lines=bad_lines)]
 
 
-def record_dialogue(record: DialogueRecord, catalog: dict[str, Item] | None = None) -> Dialogue:
+def record_dialogue(
+    record: DialogueRecord, catalog: dict[str, Item] | None = None, short_titles: ShortTitleRule = "whole"
+) -> Dialogue:
     """The common view of one record; outcome and generation figures go to meta. A turn's items are its
-    recommended item and, with the `catalog`, the items its text names, found as the exports find them."""
-    tagger = TitleTagger(dialogue_items(record, catalog)) if catalog else None
+    recommended item and, with the `catalog`, the items its text names, found as the exports find them (a long
+    title also by its short form under the run's domain's `short_titles` rule)."""
+    tagger = TitleTagger(dialogue_items(record, catalog), short_titles) if catalog else None
     turns = []
     for turn in record.turns:
         named = [mention.item for mention in tagger.find(turn.text)] if tagger else []
@@ -139,6 +145,13 @@ def read_items(path: Path) -> dict[str, Item]:
                 raise InputError(path, f"not an item ({exc.__class__.__name__})", line=number) from None
             items[item.id] = item
     return items
+
+
+def domain_beside(file: Path) -> Domain:
+    """The domain profile of the run whose dialogues file this is, from the manifest beside it (movies without
+    one)."""
+    path = file.parent / MANIFEST_FILE
+    return domain_for_run(read_manifest(path).config if path.exists() else {})
 
 
 def items_beside(file: Path) -> dict[str, Item] | None:

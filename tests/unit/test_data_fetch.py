@@ -4,18 +4,22 @@ server that drops the connection mid-file, no server at all, and the error of a 
 Nothing here reaches the internet."""
 
 import gzip
+import hashlib
 import io
 import json
 import threading
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
 from synth.data import fetch as data_fetch
+from synth.data.bad_lines import BadLines
 from synth.data.paths import shared_data_root
+from synth.data.sources import load_review_format
 from synth.errors import SynthError
-from tests.helpers import run_synth
+from tests.helpers import FIXTURES, run_synth
 
 SHARED = shared_data_root()
 SERVED = {  # what the local server answers for /NAME/FILE
@@ -96,6 +100,27 @@ def test_an_archive_whose_members_differ_is_removed(mirror, tmp_path, monkeypatc
     assert not (tmp_path / "cache/movielens-small/ml-latest-small.zip").exists()
 
 
+def test_an_unpinned_file_is_verified_against_the_sha256_it_was_received_with(mirror, tmp_path, monkeypatch):
+    """Amazon Reviews 2023 has no checksum in the registry: fetch records the sha256 it received, verify checks the
+    file against it, a file damaged since is fetched again, and the folder reads as --source amazon:NAME."""
+    _, state, _ = mirror
+    for name in ("All_Beauty.jsonl", "meta_All_Beauty.jsonl"):
+        sample = gzip.compress((FIXTURES / "amazon2023" / name).read_bytes(), mtime=0)
+        monkeypatch.setitem(SERVED, f"amazon-2023-all-beauty/{name}.gz", lambda sample=sample: sample)
+    data_fetch.fetch("amazon-2023-all-beauty")
+    folder = tmp_path / "cache/amazon-2023-all-beauty"
+    received = [f["sha256_received"] for f in json.loads((folder / "SOURCE.json").read_text())["files"]]
+    assert received[0] == "sha256:" + hashlib.sha256((folder / "All_Beauty.jsonl.gz").read_bytes()).hexdigest()
+    assert [s.state for s in data_fetch.verify("amazon-2023-all-beauty")] == ["ok", "ok"]
+    (folder / "All_Beauty.jsonl.gz").write_bytes(b"damaged")
+    assert data_fetch.verify("amazon-2023-all-beauty")[0].state == f"does not match {received[0]}, recorded at fetch"
+    data_fetch.fetch("amazon-2023-all-beauty")
+    assert state["requests"].count("amazon-2023-all-beauty/All_Beauty.jsonl.gz") == 2  # the damaged one only
+    assert state["requests"].count("amazon-2023-all-beauty/meta_All_Beauty.jsonl.gz") == 1
+    assert [s.state for s in data_fetch.verify("amazon-2023-all-beauty")] == ["ok", "ok"]
+    assert len(load_review_format("amazon", Path("amazon-2023-all-beauty"), BadLines()).reviews) == 20
+
+
 def test_a_connection_dropped_mid_file_leaves_nothing_under_the_final_name(mirror, tmp_path):
     url, state, _ = mirror
     state["faults"]["rt-critics/critics.csv"] = "drop"
@@ -112,7 +137,7 @@ def test_the_command_line_says_one_line_for_each_failure(mirror, tmp_path):
     unknown = run_synth("data", "fetch", "imdb62", env=env)
     assert unknown.returncode == 2 and unknown.stderr == (
         "error: unknown dataset 'imdb62'; synth fetches: movielens-small, movielens-25m, movielens-32m, rt-critics, "
-        "redial, inspired, iard\n")
+        "redial, inspired, iard, amazon-2023-all-beauty, goodreads-poetry\n")
     offline = run_synth("data", "fetch", "rt-critics", env={**env, "SYNTH_DATA_MIRROR": "http://127.0.0.1:9"})
     assert offline.returncode == 2
     assert offline.stderr.strip().splitlines()[-1].startswith(

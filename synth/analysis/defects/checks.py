@@ -29,6 +29,7 @@ from synth.analysis.defects.state import (
     unnamed_recommendation,
     unsaid_reference,
 )
+from synth.domain import Domain, load_domain
 
 
 def check_reply(text: str, context: ReplyContext, named: str | None = None, recommends: str | None = None) -> list[Defect]:
@@ -42,7 +43,7 @@ def check_reply(text: str, context: ReplyContext, named: str | None = None, reco
     ]
     found += [
         borrows_description(text, context, named),
-        unnamed_recommendation(text, recommends),
+        unnamed_recommendation(text, recommends, context.short_titles),
         unasked_question(text, context, recommends),
         suggests_unlisted(text, context, named),
         early_goodbye(text, context, recommends),
@@ -52,39 +53,43 @@ def check_reply(text: str, context: ReplyContext, named: str | None = None, reco
     return [defect for defect in found if defect is not None]
 
 
-def check_decision(accept: bool | None, expected: bool | None, title: str | None) -> Defect | None:
-    """A seeker's decision against the rule: it accepts its target and nothing else (None: no decision due)."""
+def check_decision(accept: bool | None, expected: bool | None, title: str | None, noun: str = "movie") -> Defect | None:
+    """A seeker's decision against the rule: it accepts its target and nothing else (None: no decision due);
+    `noun` names the item ("movie")."""
     if expected is None or accept is None or accept == expected:
         return None
     if expected:
-        return Defect("wrong_decision", f"turns down {title or 'the suggestion'}, the movie it hopes for")
-    return Defect("wrong_decision", f"accepts {title or 'the suggestion'}, which is not the movie it hopes for")
+        return Defect("wrong_decision", f"turns down {title or 'the suggestion'}, the {noun} it hopes for")
+    return Defect("wrong_decision", f"accepts {title or 'the suggestion'}, which is not the {noun} it hopes for")
 
 
 FIXES = {
     "copies_other": "do not repeat the other person's words; answer in your own",
     "repeats_itself": "say something new instead of repeating your earlier message",
     "third_person": 'speak directly to the other person as "you" and of yourself as "I"',
-    "contradicts_review": "stay true to your own opinions of the movies you reviewed",
-    "names_target": "never name the movie you secretly hope for",
-    "borrows_description": "describe only the movie you name, with its own facts",
+    "contradicts_review": "stay true to your own opinions of the {plural} you reviewed",
+    "names_target": "never name the {noun} you secretly hope for",
+    "borrows_description": "describe only the {noun} you name, with its own facts",
     "copies_example": "do not copy the example; use your own words",
     "echoes_instructions": "say only your message, never its instructions",
     "unsaid_reference": "speak only of what was really said in the conversation so far",
-    "speaks_as_other": "stay in your own role (the seeker wants a movie, the recommender suggests one)",
-    "unnamed_recommendation": "name the movie you recommend by its title",
+    "speaks_as_other": "stay in your own role (the seeker wants {a_noun}, the recommender suggests one)",
+    "unnamed_recommendation": "name the {noun} you recommend by its title",
     "recites_target": "describe what you hope for in a few new words, not in your review's",
     "unasked_question": "ask your question, ending with a question mark",
     "early_goodbye": "do not thank or say goodbye yet: nothing has been recommended",
     "premature_goodbye": "do not say goodbye: the conversation goes on",
-    "contradicts_catalog": "say only what the movie's own facts say",
-    "accepts_in_words": "do not say you will watch it: you are turning it down",
-    "wrong_decision": "decide as you were told: accept only the movie you hope for",
-    "suggests_unlisted": "suggest no movie but the candidate you were given",
+    "contradicts_catalog": "say only what the {noun}'s own facts say",
+    "accepts_in_words": "do not say you will {verb} it: you are turning it down",
+    "wrong_decision": "decide as you were told: accept only the {noun} you hope for",
+    "suggests_unlisted": "suggest no {noun} but the candidate you were given",
 }
 
 
-def avoid_line(defects: Iterable[Defect]) -> str:
-    """The one line a re-sampled prompt adds: what the rejected reply did, to avoid this time."""
-    wanted = list(dict.fromkeys(FIXES[d.name] for d in defects))
+def avoid_line(defects: Iterable[Defect], domain: Domain | None = None) -> str:
+    """The one line a re-sampled prompt adds: what the rejected reply did, to avoid this time, in the domain's
+    words (movies by default)."""
+    domain = domain or load_domain()
+    words = {"noun": domain.noun, "a_noun": domain.a_noun, "plural": domain.plural, "verb": domain.verb}
+    wanted = list(dict.fromkeys(FIXES[d.name].format(**words) for d in defects))
     return "This time: " + "; ".join(wanted) + "."

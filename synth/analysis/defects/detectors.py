@@ -14,6 +14,7 @@ from typing import Literal
 
 from synth.data.title_match import normalise
 from synth.records import Item
+from synth.short_titles import ShortTitleRule, short_title
 
 Role = Literal["seeker", "recommender"]
 COPY_WORDS = 8  # words in a row shared with the other speaker's last utterance that make a copy
@@ -78,6 +79,7 @@ class ReplyContext:
     accepting: bool = False
     closing: bool = False
     items: tuple[Item, ...] = ()
+    short_titles: ShortTitleRule = "whole"  # the domain's rule: a long title may be said short (synth.short_titles)
 
     @property
     def titles(self) -> tuple[str, ...]:
@@ -125,9 +127,15 @@ def shared_run(text: str, other: str, n: int, titles: Sequence[str] = ()) -> str
     return next((" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1) if tuple(tokens[i : i + n]) in theirs), None)
 
 
-def mentions(text: str, title: str) -> bool:
-    """Whether `text` names `title` (case, punctuation, a leading article and the year left aside); a one-word
-    title must keep its capital ('Heat', not the heat of a scene)."""
+def mentions(text: str, title: str, short_titles: ShortTitleRule = "whole") -> bool:
+    """Whether `text` names `title` (case, punctuation, a leading article and the year left aside), whole or,
+    under a domain's `short_titles` rule, by its short form (synth.short_titles); a one-word title must keep its
+    capital ('Heat', not the heat of a scene)."""
+    short = short_title(_YEAR_SUFFIX.sub("", title).strip(), short_titles)
+    return _names(text, title) or (short is not None and _names(text, short))
+
+
+def _names(text: str, title: str) -> bool:
     name = _YEAR_SUFFIX.sub("", title).strip()
     year = re.search(r"\((\d{4})\)\s*$", title)
     key = re.sub(r"^(?:the|a|an)\s+", "", normalise(name))
@@ -200,7 +208,8 @@ def contradicts_review(text: str, context: ReplyContext) -> Defect | None:
     if context.role != "seeker":
         return None
     for sentence in sentences(text):
-        named = [(t, +1) for t in context.liked if mentions(sentence, t)] + [(t, -1) for t in context.disliked if mentions(sentence, t)]
+        named = [(t, +1) for t in context.liked if mentions(sentence, t, context.short_titles)]
+        named += [(t, -1) for t in context.disliked if mentions(sentence, t, context.short_titles)]
         if len(named) != 1:
             continue
         title, verdict = named[0]
@@ -213,7 +222,7 @@ def contradicts_review(text: str, context: ReplyContext) -> Defect | None:
 
 def names_target(text: str, context: ReplyContext) -> Defect | None:
     target = context.hidden_target
-    if context.role != "seeker" or not target or not mentions(text, target):
+    if context.role != "seeker" or not target or not mentions(text, target, context.short_titles):
         return None
     return Defect("names_target", f"names its hidden target {target}")
 

@@ -10,6 +10,7 @@ import re
 from synth.analysis.defects.detectors import Defect, ReplyContext, mentions, sentences, title_words, words
 from synth.data.title_match import normalise
 from synth.records import Item
+from synth.short_titles import ShortTitleRule
 
 # Words that claim a genre -> the catalog genre they claim (MovieLens' names). Words people use loosely for
 # many films (drama, thriller, crime, mystery, adventure) claim nothing here.
@@ -36,9 +37,9 @@ def people_of(item: Item) -> set[str]:
     return {normalise(name) for name in (*item.directors, *item.cast)}
 
 
-def _subject(sentence: str, items: tuple[Item, ...], named: Item | None) -> Item | None:
+def _subject(sentence: str, items: tuple[Item, ...], named: Item | None, short_titles: ShortTitleRule) -> Item | None:
     """The one item the sentence names, else the reply's named item when it names none."""
-    found = [item for item in items if mentions(sentence, item.display)]
+    found = [item for item in items if mentions(sentence, item.display, short_titles)]
     if len(found) == 1:
         return found[0]
     return named if not found else None
@@ -107,7 +108,7 @@ def contradicts_catalog(text: str, context: ReplyContext, named: str | None = No
         return None
     named_item = next((item for item in items if named is not None and item.display == named), None)
     for sentence in sentences(text):
-        item = _subject(sentence, items, named_item)
+        item = _subject(sentence, items, named_item, context.short_titles)
         if item is None:
             continue
         found = _year_defect(sentence, item, items) or _genre_defect(sentence, item) or _people_defect(sentence, item, items)

@@ -42,9 +42,9 @@ DEFECTS: tuple[Measure, ...] = (
     Measure("unasked_question", "planned question that asks nothing", "turns planned as questions"),
     Measure("early_goodbye", "thanks or goodbye before any recommendation", "utterances before a recommendation"),
     Measure("premature_goodbye", "goodbye after a recommendation while the dialogue goes on", "utterances after a recommendation, before the end"),
-    Measure("contradicts_catalog", "contradicts the catalog (year, genre, director, cast)", "utterances"),
-    Measure("accepts_in_words", "seeker says it will watch a movie it does not accept", "seeker utterances not accepting"),
-    Measure("suggests_unlisted", "recommender suggests a movie not among its candidates", "recommender utterances"),
+    Measure("contradicts_catalog", "contradicts the catalog (year, genre, credits)", "utterances"),
+    Measure("accepts_in_words", "seeker says it will take an item it does not accept", "seeker utterances not accepting"),
+    Measure("suggests_unlisted", "recommender suggests an item not among its candidates", "recommender utterances"),
 )
 # dialogue-state measures: the coherence of a dialogue (issue #43's defects)
 STATE_DEFECTS = ("unsaid_reference", "speaks_as_other", "unnamed_recommendation", "recites_target", "unasked_question",

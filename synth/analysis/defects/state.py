@@ -20,7 +20,13 @@ from synth.analysis.defects.detectors import (
     stance,
     titles_with_years,
 )
+from synth.short_titles import ShortTitleRule
 
+# What the items are called and what one does with them, in every built-in domain (synth.domain): the checks
+# read "I'll read it" in a books dialogue as they read "I'll watch it" in a movies one.
+_ITEM = r"(?:movie|film|book|novel|product|restaurant|place)"
+_ITEMS = r"(?:movies?|films?|books?|novels?|products?|restaurants?|places?)"
+_USE = r"(?:watch|see|read|buy|order|eat at|visit)"
 # "the movie you mentioned", "thanks for the suggestions", "your recommendation"
 _REFERENCE = re.compile(
     r"\byou(?:'ve| have)?\s+(?:just\s+|already\s+)?(?:mentioned|suggested|recommended|brought up|pointed out|told me about)\b"
@@ -42,40 +48,42 @@ _RECALL = re.compile(r"\byou(?:'ve| have)?\s+(?:mentioned|said|told me|brought u
 # "I'm glad you enjoyed it" to a seeker who said no such thing (or has not seen the movie yet)
 _GLAD_YOU_ENJOYED = re.compile(r"\b(?:glad|happy)\s+(?:that\s+)?you\s+(?:enjoyed|liked|loved)\b", re.IGNORECASE)
 _NOT_SEEN = re.compile(
-    r"\b(?:haven't|have not|never)\s+(?:seen|watched)\b|\b(?:I'll|I will|I'm going to|can't wait to)\s+(?:watch|see|check|give)\b"
+    r"\b(?:haven't|have not|never)\s+(?:seen|watched|read|bought|tried|been to|eaten at)\b"
+    r"|\b(?:I'll|I will|I'm going to|can't wait to)\s+(?:watch|see|check|give|read|buy|order|visit)\b"
     r"|\[?EOD\]?",
     re.IGNORECASE,
 )
 _AS_SEEKER = re.compile(  # a recommender talking like the one who wants a movie
     r"\bI(?:'m| am)\s+(?:really\s+|just\s+)?(?:looking for|in the mood for|hoping for|searching for|craving)\b"
-    r"|\bI(?:'d| would)\s+(?:really\s+)?(?:like|love)\s+(?:to (?:watch|see)\b|something\b|a (?:movie|film)\b)"
-    r"|\bI\s+(?:want|need)\s+(?:to watch|something|a (?:movie|film))\b"
-    r"|\bI(?:'m| am)\s+(?:so\s+|really\s+)?(?:excited|looking forward)\s+to\s+(?:watch|see|seeing|watching)\b"
-    r"|\bI(?:'ll| will) keep looking\b|\bshould I (?:watch|see)\b"
+    r"|\bI(?:'d| would)\s+(?:really\s+)?(?:like|love)\s+(?:to " + _USE + r"\b|something\b|a " + _ITEM + r"\b)"
+    r"|\bI\s+(?:want|need)\s+(?:to (?:watch|read|buy|order|eat at|visit)|something|a " + _ITEM + r")\b"
+    r"|\bI(?:'m| am)\s+(?:so\s+|really\s+)?(?:excited|looking forward)\s+to\s+(?:watch|see|seeing|watching|read|reading)\b"
+    r"|\bI(?:'ll| will) keep looking\b|\bshould I " + _USE + r"\b"
     r"|\b(?:do|can|could) you have (?:any )?(?:other |more )?(?:recommendations|suggestions)\b"
     r"|\bwhat (?:other )?(?:recommendations|suggestions) do you have\b"
-    r"|\bis there (?:a|any) (?:movie|film) you(?:'d| would)? (?:recommend|suggest)\b|\bwhat else is (?:good|worth)\b"
+    r"|\bis there (?:a|any) " + _ITEM + r" you(?:'d| would)? (?:recommend|suggest)\b|\bwhat else is (?:good|worth)\b"
     r"|\bI appreciate your (?:help|recommendations?|suggestions?|advice)\b|\bI(?:'m| am) not interested in (?:that|this|it)\b"
-    r"|\bwhat (?:other|else) (?:movies?|films?) (?:would|do|can|could) you (?:recommend|suggest)\b"
+    r"|\bwhat (?:other|else) " + _ITEMS + r" (?:would|do|can|could) you (?:recommend|suggest)\b"
     r"|\b(?:can|could) you (?:recommend|suggest)\b|\byou could (?:recommend|suggest)\b"
     r"|\b(?:thanks|thank you)(?:\s+(?:so|very)\s+much)?\s+for\s+(?:the|your|all the|these)\s+(?:\w+\s+)?(?:suggestions?|recommendations?)\b"
-    r"|\bI(?:'ll| will)\s+(?:definitely\s+|surely\s+)?(?:watch it|check (?:it|that) out|give (?:it|that) a (?:try|shot|watch)|add it to my)\b"
+    r"|\bI(?:'ll| will)\s+(?:definitely\s+|surely\s+)?(?:watch it|read it|buy it|order it|check (?:it|that) out"
+    r"|give (?:it|that) a (?:try|shot|watch|read)|add it to my)\b"
     r"|\bmy (?:own )?reviews?\b",
     re.IGNORECASE,
 )
 _AS_RECOMMENDER = re.compile(  # a seeker talking like the one who suggests
     r"\byour (?:taste|preferences)\b|\bI(?: would|'d)? (?:recommend|suggest)\b|\byou might (?:like|enjoy|love)\b"
     r"|\b(?:glad|happy)\s+(?:that\s+)?you\s+(?:liked|enjoyed|loved|like|enjoy|love)\b|\bI hope you(?:'ll| will)? (?:enjoy|like|love)\b"
-    r"|\byou should (?:watch|see|try|check out)\b|\blet me know (?:if|what|how) you\b|\byou(?:'ll| will) (?:enjoy|like|love)\b"
+    r"|\byou should (?:watch|see|try|check out|read|buy)\b|\blet me know (?:if|what|how) you\b|\byou(?:'ll| will) (?:enjoy|like|love)\b"
     r"|\bhow (?:can|may) I (?:help|assist) you\b"
-    r"|\bwhat (?:kind|type|sort|genres?)s? of (?:movies?|films?) do you (?:like|enjoy|love|prefer|usually|watch)\b"
-    r"|\bwhat (?:genres?|kinds? of (?:movies?|films?)) do you (?:like|enjoy|love|prefer)\b",
+    r"|\bwhat (?:kind|type|sort|genres?)s? of " + _ITEMS + r" do you (?:like|enjoy|love|prefer|usually|watch|read)\b"
+    r"|\bwhat (?:genres?|kinds? of " + _ITEMS + r") do you (?:like|enjoy|love|prefer)\b",
     re.IGNORECASE,
 )
 _FAREWELL_WORDS = (  # a goodbye proper, that only the dialogue's last turns may say
     r"\b(?:good\s?bye|bye(?:-bye)?|good\s?night|see you|take care|talk (?:to you )?(?:soon|later))\b"
     r"|\bhave a (?:good|great|nice|lovely|wonderful) (?:night|evening|day|weekend|one)\b"
-    r"|\benjoy (?:the|your) (?:movie|film|evening|night)\b"
+    r"|\benjoy (?:the|your) (?:movie|film|book|meal|evening|night)\b"
 )
 _FAREWELL = re.compile(_FAREWELL_WORDS, re.IGNORECASE)
 _GOODBYE = re.compile(  # a goodbye, or thanks for the help, which only fit once something was recommended
@@ -86,15 +94,16 @@ _GOODBYE = re.compile(  # a goodbye, or thanks for the help, which only fit once
 )
 _WILL_WATCH = re.compile(
     r"\b(?:I'll|I will|I'm going to|I am going to|gonna|can't wait to|look(?:ing)? forward to)\s+(?:definitely\s+|surely\s+)?"
-    r"(?:watch|see|seeing|watching|check(?:ing)?\s+(?:it|that)\s+out|giv(?:e|ing)\s+(?:it|that)\s+a\s+(?:try|shot|watch)|add(?:ing)?\s+it"
+    r"(?:watch|see|seeing|watching|read|reading|buy|buying|order|ordering"
+    r"|check(?:ing)?\s+(?:it|that)\s+out|giv(?:e|ing)\s+(?:it|that)\s+a\s+(?:try|shot|watch|read)|add(?:ing)?\s+it"
     r"|(?:have|take) a look at)\b"
     r"|\bEOD\b",
     re.IGNORECASE,
 )
 # a recommender suggesting a movie: "I suggest Frozen (2013)", "how about 'The Dark Knight Rises'?"
 _SUGGESTS = re.compile(
-    r"\b(?i:I(?:'d| would)? (?:suggest|recommend)|how about|what about|have you (?:seen|watched|tried)|you might (?:like|enjoy|love)"
-    r"|(?:try|consider)(?: watching)?|check out)\s+(?:watching\s+)?['\"“]?(?P<title>[A-Z0-9][^.!?;'\"”]{0,60}?(?:\(\d{4}\)|['\"”]))",
+    r"\b(?i:I(?:'d| would)? (?:suggest|recommend)|how about|what about|have you (?:seen|watched|tried|read)|you might (?:like|enjoy|love)"
+    r"|(?:try|consider)(?: watching| reading)?|check out)\s+(?:watching\s+|reading\s+)?['\"“]?(?P<title>[A-Z0-9][^.!?;'\"”]{0,60}?(?:\(\d{4}\)|['\"”]))",
 )
 QUESTION_ACTS = frozenset({"REQ", "CLQ", "REC-E", "INQ", "ASK"})  # planned moves that ask the other side something
 
@@ -143,17 +152,18 @@ def without_other_role(text: str, role: str) -> str:
     return " ".join(sentence.strip() for sentence in kept) if kept else text
 
 
-def unnamed_recommendation(text: str, recommends: str | None) -> Defect | None:
-    """A recommendation whose words never name the movie it recommends."""
-    if recommends is None or mentions(text, recommends):
+def unnamed_recommendation(text: str, recommends: str | None, short_titles: ShortTitleRule = "whole") -> Defect | None:
+    """A recommendation whose words never name the item it recommends (whole, or by its short title under the
+    domain's `short_titles` rule)."""
+    if recommends is None or mentions(text, recommends, short_titles):
         return None
     return Defect("unnamed_recommendation", f"recommends {recommends} without naming it")
 
 
-def naming_recommendation(text: str, recommends: str) -> str:
-    """A recommendation that never names its movie, repaired: the title put before its words ("How about Heat
+def naming_recommendation(text: str, recommends: str, short_titles: ShortTitleRule = "whole") -> str:
+    """A recommendation that never names its item, repaired: the title put before its words ("How about Heat
     (1995)? It's a tense crime drama ..."), the repair of the last resort once re-samples did not name it."""
-    if mentions(text, recommends):
+    if mentions(text, recommends, short_titles):
         return text
     return f"How about {recommends}? {text}".strip()
 

@@ -15,7 +15,7 @@ from synth.data.readers import read_lines
 from synth.datasets import detect_format, load_dialogues
 from synth.records import DialogueRecord
 from synth.runs.layout import dialogues_file
-from synth.runs.records import items_beside, iter_records, record_dialogue
+from synth.runs.records import domain_beside, items_beside, iter_records, record_dialogue
 
 _MENTION = re.compile(r"@(\d+)")  # ReDial / IARD movie mentions
 Pair = tuple[Dialogue, DialogueRecord | None]
@@ -90,9 +90,9 @@ def load_corpus(spec: str, format: str | None = None, *, sample: int | None = No
 
 def _synth_pairs(file: Path) -> Iterator[Pair]:
     """Each record with its common view, whose turns name the items the text mentions (with items.jsonl)."""
-    catalog = items_beside(file)
+    catalog, short_titles = items_beside(file), domain_beside(file).short_titles
     for found in iter_records(file):
-        yield record_dialogue(found.record, catalog), found.record
+        yield record_dialogue(found.record, catalog, short_titles), found.record
 
 
 def utterance_text(dialogue: Dialogue, turn: DialogueTurn) -> str:

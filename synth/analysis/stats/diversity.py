@@ -23,8 +23,11 @@ from synth.analysis.stats.corpus import Corpus, Pair, utterance_text
 from synth.analysis.stats.self_bleu import self_bleu
 from synth.data.dialogues import Dialogue, Unit, in_unit
 from synth.data.reference_targets import target_coverage
+from synth.domain import DEFAULT_DOMAIN
 from synth.errors import InputError
 from synth.records import Item
+from synth.runs.layout import dialogues_file
+from synth.runs.records import domain_beside
 
 COVERAGE_OF = ("redial-test", "inspired-test")  # reference sets whose target coverage a generated run shows
 SELF_BLEU_SAMPLE = 200  # dialogues per corpus (fewer when a compared corpus is smaller)
@@ -87,7 +90,12 @@ def _diversity(
     plan = {} if whole_dist is not None else _equal_size_plan(counts, words_each, seed)
     second = _SecondPass(plan, set(sample_indices(len(counts), bleu_size, seed)), unit)
     repeats = sum(1 for _ in near_duplicates(second.texts(corpus)))
-    coverage, note = _coverages(second.targets, coverage_of) if second.records else ({}, None)
+    domain = domain_beside(dialogues_file(corpus.path)) if second.records else None
+    if domain is not None and domain.name != DEFAULT_DOMAIN:  # the reference sets' targets are movies
+        note = f"the reference sets' targets are movies, {corpus.name}'s are {domain.plural}"
+        coverage = dict.fromkeys(coverage_of)
+    else:
+        coverage, note = _coverages(second.targets, coverage_of) if second.records else ({}, None)
     return Diversity(
         distinct_targets=len(second.targets) if second.records else None,
         distinct_user_target_pairs=len(second.pairs) if second.records else None,
