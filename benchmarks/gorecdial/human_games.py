@@ -21,7 +21,7 @@ import numpy as np
 from synth.analysis.stats.corpus import utterance_text
 from synth.benchmarks.gorecdial.games import CANDIDATES, Decision, Game, Utterance
 from synth.data.dialogues import Dialogue, DialogueTurn
-from synth.data.paths import shared_dataset
+from synth.data.paths import named_dataset
 from synth.data.title_match import TitleMatcher
 from synth.item_embeddings import ItemEmbeddings
 from synth.records import Item
@@ -37,7 +37,7 @@ def game_specs(specs: Sequence[str]) -> list[str]:
     written = []
     for spec in specs:
         label, _, name = spec.rpartition("=")
-        shared = [shared_dataset(part) for part in HUMAN_GAMES.get(name, ())]
+        shared = [named_dataset(part) for part in HUMAN_GAMES.get(name, ())]
         written += [f"{label or name}={path}" for path in shared if path is not None] or [spec]
     return written
 

@@ -7,13 +7,15 @@ from typing import Optional
 
 import typer
 
-from synth.cli.console import progress_option, table_console, working
+from synth.cli.console import progress_option, table_console
 from synth.cli.settings import EMBEDDING_MODEL_DEFAULT_HELP
+from synth.errors import SynthError
 
 
 def train(
     iard: Optional[Path] = typer.Option(
-        None, help="IARD's umap2020_IARD_Cai.json [default: $SYNTH_SHARED_DATA/iard/umap2020_IARD_Cai.json]."
+        None, help="IARD's umap2020_IARD_Cai.json [default: fetched by `synth data fetch iard`, else "
+        "$SYNTH_SHARED_DATA/iard/umap2020_IARD_Cai.json]."
     ),
     out: Optional[Path] = typer.Option(None, "--out", help="Model folder [default: ~/.cache/synth/acts]."),
     folds: int = typer.Option(5, min=2, help="Folds of the dialogue-grouped cross-validation."),
@@ -29,8 +31,9 @@ def train(
 
     folder = out or default_model_dir()
     source = iard or default_iard_path()
-    with working(f"training on {source.name} ({folds}-fold cross-validation)", progress):
-        model = train_act_model(source, load_encoder(embedding_model), folds=folds, seed=seed)
+    if not source.exists():
+        raise SynthError(f"no IARD data at {source}: run `synth data fetch iard`, or pass --iard PATH of a copy")
+    model = train_act_model(source, load_encoder(embedding_model), folds=folds, seed=seed, progress=progress)
     path = model.save(folder)
     (folder / "evaluation.md").write_text(evaluation_markdown(model.evaluation) + "\n")
     if as_json:

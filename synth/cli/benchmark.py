@@ -12,10 +12,12 @@ from synth.benchmarks.crs.lm.settings import FULL_LEARNING_RATE, LORA_LEARNING_R
 from synth.cli.console import progress_option, table_console
 from synth.cli.settings import EMBEDDING_MODEL_DEFAULT_HELP, check_format, field_default, option_overrides
 from synth.config import BackendConfig, load_config
+from synth.data.paths import cache_root
 
 # Each option that is an LLM baseline setting -> its BackendConfig field.
 LLM_OPTIONS = {"backend": "backend", "model": "model", "base_url": "base_url", "concurrency": "concurrency"}
 SUITES = ("crs", "gorecdial")
+BENCHMARK_CACHE_HELP = "[default: $SYNTH_CACHE_DIR/benchmarks, else ~/.cache/synth/benchmarks]"
 
 
 def benchmark(
@@ -81,8 +83,8 @@ def benchmark(
         LmSettings.learning_rate, min=0.0, help=f"lm-crs: AdamW's peak learning rate [default: {LORA_LEARNING_RATE:g} "
         f"with LoRA, {FULL_LEARNING_RATE:g} with --lm-full-finetune]."
     ),
-    cache_dir: Path = typer.Option(
-        Path("~/.cache/synth/benchmarks"), help="Fitted models and LLM answers, reused when nothing changed."
+    cache_dir: Optional[Path] = typer.Option(
+        None, help=f"Fitted models and LLM answers, reused when nothing changed {BENCHMARK_CACHE_HELP}."
     ),
     refit: bool = typer.Option(False, "--refit", help="Train again even when a fitted model is cached."),
     progress: bool = progress_option(),
@@ -123,9 +125,15 @@ def benchmark(
         crslab_compat=crslab_compat, max_cases=max_cases, train_size=train_size, llm_cases=llm_cases, seed=seed,
         embedding_model=embedding_model, llm=llm_settings,
         lm=LmSettings(lm_model, lm_steps, lm_batch_size, lm_max_length, lm_lora_r, lm_full_finetune, lm_learning_rate),
-        cache_dir=cache_dir.expanduser(), refit=refit, progress=progress, format=input_format,
+        cache_dir=benchmark_cache(cache_dir), refit=refit, progress=progress, format=input_format,
     )
     write_results(out, run_benchmark(settings, console=Console(stderr=True)), crs_results)
+
+
+def benchmark_cache(given: Path | None) -> Path:
+    """The folder of fitted models and LLM answers: `given`, else benchmarks/ under synth's cache root
+    ($SYNTH_CACHE_DIR, else ~/.cache/synth)."""
+    return given.expanduser() if given is not None else cache_root() / "benchmarks"
 
 
 def write_results(out: Path, results: dict[str, Any], suite_results: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from synth.cli.benchmark import write_results
+from synth.cli.benchmark import BENCHMARK_CACHE_HELP, benchmark_cache, write_results
 from synth.cli.console import progress_option
 from synth.cli.settings import field_default
 from synth.config import BackendConfig
@@ -46,7 +46,7 @@ def evaluate(
     seeker_base_url: Optional[str] = typer.Option(None, help="The seeker's endpoint (openai backend)."),
     crs_model: Optional[str] = typer.Option(None, help="The model an openai: CRS answers as."),
     reply_resamples: int = typer.Option(2, min=0, help="Re-samples of a seeker message that names its target."),
-    cache_dir: Path = typer.Option(Path("~/.cache/synth/benchmarks"), help="Fitted baselines, reused."),
+    cache_dir: Optional[Path] = typer.Option(None, help=f"Fitted baselines, reused {BENCHMARK_CACHE_HELP}."),
     request_cache: bool = typer.Option(
         True, "--request-cache/--no-request-cache", help="Keep the seeker's model answers in --out/requests.sqlite."
     ),
@@ -64,6 +64,6 @@ def evaluate(
     options = EvaluateOptions(
         crs=crs, test=test, out=out, train=train, n=n, turns=turns, warm_start=warm_start, mode=mode, validate=validate,
         seed=seed, concurrency=concurrency, seeker=seeker, crs_model=crs_model, reply_resamples=reply_resamples,
-        cache_dir=cache_dir.expanduser(), request_cache=request_cache, progress=progress,
+        cache_dir=benchmark_cache(cache_dir), request_cache=request_cache, progress=progress,
     )
     write_results(out, run_evaluation(options), evaluation_results)

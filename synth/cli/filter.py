@@ -41,8 +41,8 @@ def filter_command(
     filters: Optional[str] = typer.Option(
         None,
         help="Comma-separated filters or groups: basic, preference, all, repetition, target_leak, wrong_acceptance, "
-        "recommender_faults, form, dedup (near-duplicates), persona_contradiction, guess_contradiction, satisfaction (IARD-trained predictor, "
-        "opt-in) [default: basic].",
+        "recommender_faults, form, dedup (near-duplicates), quality (the reply detectors, opt-in; in all), "
+        "persona_contradiction, guess_contradiction, satisfaction (IARD-trained predictor, opt-in) [default: basic].",
     ),
     judge: Optional[str] = typer.Option(None, help="Preference filters' judge: llm (default) or nli (a cross-encoder)."),
     nli_model: Optional[str] = typer.Option(

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from synth.cli.console import progress_option, working
+from synth.cli.console import progress_option
 from synth.cli.stats import FIDELITY_RESAMPLES_HELP, PER_MESSAGE_HELP, SIMILARITY_MODEL_HELP
 
 
@@ -51,9 +51,9 @@ def report(
         similarity_model=None if no_similarity else similarity_model or DEFAULT_EMBEDDING_MODEL,
         unit="message" if per_message else "turn",
         fidelity_resamples=fidelity_resamples,
+        progress=progress,
     )
-    with working(f"writing the report of {run}", progress):
-        summary = write_report(run, out or run / "report.html", options)
+    summary = write_report(run, out or run / "report.html", options)
     shown = f"{summary.dialogues_shown:,} of {summary.dialogues_total:,}"
     typer.echo(f"wrote {summary.path} ({summary.bytes / 1e6:.1f} MB): {shown} dialogues in the browser"
                + (f", compared with {', '.join(summary.compared)}" if summary.compared else "")

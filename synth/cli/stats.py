@@ -66,11 +66,10 @@ def stats(
     with working("reading the datasets", progress):
         encoder = similarity_encoder(None if no_similarity else similarity_model or DEFAULT_EMBEDDING_MODEL)
         corpora = open_corpora(paths, input_format, sample=sample, seed=seed)
-    with working("measuring " + ", ".join(corpus.name for corpus in corpora), progress):
-        all_stats, profiles = collect_stats(
-            corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample, self_bleu_sample=self_bleu_sample,
-            unit=unit,
-        )
+    all_stats, profiles = collect_stats(
+        corpora, seed=seed, encoder=encoder, similarity_sample=similarity_sample, self_bleu_sample=self_bleu_sample,
+        unit=unit, progress=progress,
+    )
     with working("tagging dialogue acts", progress and acts):
         act_profiles = collect_acts(
             corpora, model_dir=acts_model, unit=unit, resamples=fidelity_resamples, seed=seed

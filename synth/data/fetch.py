@@ -14,16 +14,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO
 
-from synth.data.paths import data_dir, shared_data_root
+from synth.data.paths import MissingDataset, data_dir, shared_data_root
 from synth.data.registry import DATASETS, Dataset, RemoteFile
 from synth.errors import SynthError
 
 MIRROR_ENV = "SYNTH_DATA_MIRROR"  # a base URL serving NAME/FILE in place of the official hosts (tests, mirrors)
 SOURCE_FILE = "SOURCE.json"  # beside the files: where they came from and under which terms
-
-
-class MissingDataset(SynthError):
-    """A dataset a command needs is neither in the cache nor in the shared data folder."""
 
 
 def dataset(name: str) -> Dataset:

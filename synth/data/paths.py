@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from synth.errors import SynthError
+
 SHARED_DATASETS: dict[str, Path] = {  # short name -> path under shared_data_root()
     "redial-train": Path("redial/train_subset_kgsf_valid.jsonl"),
     "redial-test": Path("redial/test_data.jsonl"),
@@ -19,6 +21,10 @@ CACHED_DATASETS: dict[str, Path] = {  # short name -> path under data_dir(), as 
     "inspired-dev": Path("inspired/dev.tsv"),
     "inspired-test": Path("inspired/test.tsv"),
 }
+
+
+class MissingDataset(SynthError):
+    """A dataset a command needs is neither in the cache nor in the shared data folder."""
 
 
 def shared_data_root() -> Path:
@@ -45,3 +51,21 @@ def shared_dataset(name: str) -> Path | None:
         return data_dir() / cached
     relative = SHARED_DATASETS.get(name)
     return None if relative is None else shared_data_root() / relative
+
+
+def named_dataset(name: str) -> Path | None:
+    """As `shared_dataset`, for a name a command was given to read: a known set whose file is neither fetched
+    nor in the shared data folder stops with MissingDataset, one line saying how to get it."""
+    path = shared_dataset(name)
+    if path is None or path.exists():
+        return path
+    cached = CACHED_DATASETS.get(name)
+    if cached is not None:
+        raise MissingDataset(
+            f"the {name} dataset is not here: run `synth data fetch {cached.parts[0]}`, or set SYNTH_SHARED_DATA "
+            f"to a folder holding {SHARED_DATASETS[name].as_posix()}"
+        )
+    raise MissingDataset(
+        f"the {name} dataset is not here and `synth data fetch` cannot get it (no public copy is registered): put it "
+        f"at {path} (SYNTH_SHARED_DATA moves the folder), or give the path of a copy"
+    )

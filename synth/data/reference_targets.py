@@ -23,7 +23,7 @@ from synth.data.bad_lines import BadLines
 from synth.data.dialogues import Dialogue
 from synth.data.inspired import load_inspired
 from synth.data.movielens import split_title
-from synth.data.paths import SHARED_DATASETS, shared_dataset
+from synth.data.paths import SHARED_DATASETS, named_dataset
 from synth.data.readers import normalise_space
 from synth.data.redial import load_redial
 from synth.data.title_match import TitleMatcher, title_key
@@ -68,7 +68,7 @@ def target_coverage(targets: Iterable[Item], reference: str) -> Coverage:
 
 
 def _reference_path(name_or_path: str) -> Path:
-    shared = shared_dataset(name_or_path)
+    shared = named_dataset(name_or_path)
     if shared is not None:
         return shared
     path = Path(name_or_path)

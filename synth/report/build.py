@@ -41,6 +41,7 @@ class ReportOptions:
     similarity_model: str | None = "sentence-transformers/all-MiniLM-L6-v2"  # None: no similarity row
     unit: Unit = "turn"  # what an utterance is: a speaker's turn (consecutive messages merged), or each message
     fidelity_resamples: int = RESAMPLES  # bootstrap resamples of the fidelity's intervals
+    progress: bool = False  # a bar (count and ETA) while the datasets are measured
 
 
 @dataclass
@@ -72,7 +73,7 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
         written=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         version=__version__,
         overview=overview(files.manifest, total),
-        stats=stats_section(corpora, encoder=encoder, seed=options.seed, unit=options.unit),
+        stats=stats_section(corpora, encoder=encoder, seed=options.seed, unit=options.unit, progress=options.progress),
         filter=filter_section(files.filter_report) if files.filter_report else None,
         filter_dropped=files.filter_report.dropped if files.filter_report else 0,
         dropped=[d for d in dialogues if d.status == "dropped"],

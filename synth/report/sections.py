@@ -73,11 +73,13 @@ def png_uri(path: Path) -> Plot:
     return Plot(title=PLOT_TITLES.get(path.name, path.stem), data_uri=f"data:image/png;base64,{encoded}")
 
 
-def stats_section(corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0, unit: Unit = "turn") -> StatsSection:
+def stats_section(
+    corpora: list[Corpus], *, encoder: Encoder | None, seed: int = 0, unit: Unit = "turn", progress: bool = False
+) -> StatsSection:
     """The statistics table of #7 (the run first, then the compared datasets), its plots, the diversity
     table of #25 and the utterance defects table; an utterance is a speaker's turn, or with unit 'message' each
-    message."""
-    all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder, unit=unit)
+    message. With `progress`, a bar counts the dialogues measured."""
+    all_stats, profiles = collect_stats(corpora, seed=seed, encoder=encoder, unit=unit, progress=progress)
     with tempfile.TemporaryDirectory() as folder:
         plots = [png_uri(path) for path in write_plots(Path(folder), all_stats, profiles)]
     return StatsSection(

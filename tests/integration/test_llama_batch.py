@@ -77,12 +77,21 @@ def test_a_growing_prompt_is_evaluated_only_past_what_its_slot_holds() -> None:
 
 
 def test_one_call_at_a_time_gives_the_same_replies_in_a_new_process_state() -> None:
+    """The same seed gives the same sampled replies from a fresh engine, and the seed is what decides them: other
+    seeds give other replies (a sampler that ignored the seed, or drew greedily, would repeat itself)."""
     prompts = [chat("You recommend movies.", f"Suggest a movie about {topic}.") for topic in ("space", "dogs")]
 
-    async def work(b: LlamaCppBackend):
-        return [(await b.complete(p, max_tokens=24, temperature=0.8, seed=5)).text for p in prompts]
+    def with_seed(seed: int):
+        async def work(b: LlamaCppBackend):
+            return [(await b.complete(p, max_tokens=24, temperature=0.8, seed=seed)).text for p in prompts]
 
-    assert run(LlamaCppBackend(SMOLLM, n_ctx=1024), work) == run(LlamaCppBackend(SMOLLM, n_ctx=1024), work)
+        return work
+
+    first = run(LlamaCppBackend(SMOLLM, n_ctx=1024), with_seed(5))
+    assert all(text.strip() for text in first) and first[0] != first[1]
+    assert run(LlamaCppBackend(SMOLLM, n_ctx=1024), with_seed(5)) == first
+    others = [tuple(run(LlamaCppBackend(SMOLLM, n_ctx=1024), with_seed(seed))) for seed in (6, 7, 8)]
+    assert any(replies != tuple(first) for replies in others), "other seeds gave the seed-5 replies"
 
 
 def test_max_tokens_stop_strings_and_bad_requests() -> None:

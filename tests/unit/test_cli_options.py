@@ -3,6 +3,7 @@ a SynthError with one line and exit code 2. Driven through typer's CliRunner wit
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -192,12 +193,26 @@ def test_filter_names_an_unknown_set_key(tmp_path):
     assert "config field 'form.max_turn'" in one_line_error(result) and "did you mean 'form.max_turns'" in result.stderr
 
 
+class _WordCountEncoder:
+    """A stand-in sentence encoder named after the model it was asked for: one vector per text (its word count
+    and 1), so the similarity it leads to is a number the test can check."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def encode_documents(self, texts):
+        import numpy as np
+
+        return np.array([[len(text.split()), 1.0] for text in texts], dtype=np.float32)
+
+
 def test_stats_uses_the_default_embedding_model(monkeypatch, scripted_run):
-    asked = []
-    monkeypatch.setattr("synth.analysis.stats.run.similarity_encoder", lambda name: asked.append(name))
+    monkeypatch.setattr("synth.analysis.stats.run.similarity_encoder", _WordCountEncoder)
     result = invoke("stats", str(scripted_run), "--json", "--no-progress")
     assert result.exit_code == 0, result.output
-    assert asked == [DEFAULT_EMBEDDING_MODEL]
+    stats = json.loads(result.stdout)
+    assert stats["similarity"]["model"] == DEFAULT_EMBEDDING_MODEL and stats["similarity"]["dialogues"] == 20
+    assert 0.5 < stats["inter_dialogue_similarity"] <= 1.0  # cosines of the stand-in's positive vectors
 
 
 @pytest.mark.parametrize(
@@ -223,3 +238,17 @@ def test_the_cli_imports_no_heavy_library_at_start():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_filter_help_names_every_filter_and_group():
+    from synth.filters.config import FILTERS, GROUPS
+
+    shown = " ".join(CliRunner().invoke(app, ["filter", "--help"], terminal_width=400).output.split())
+    assert [name for name in (*GROUPS, *FILTERS) if name not in shown] == []
+
+
+def test_the_docs_name_each_run_only_option_of_generate():
+    flags = {param.name: param.opts[0] for param in typer.main.get_command(app).commands["generate"].params}
+    for doc in ("docs/quickstart.md", "docs/generation.md"):
+        text = " ".join((Path(__file__).resolve().parents[2] / doc).read_text().split())
+        assert [name for name in sorted(GENERATE_RUN_OPTIONS) if f"`{flags[name]}`" not in text] == [], doc

@@ -173,3 +173,16 @@ def test_fetch_then_generate_from_an_empty_folder(mirror, tmp_path):
     assert result.returncode == 0, result.stderr
     manifest = json.loads((work / "run/manifest.json").read_text())
     assert manifest["counts"]["written"] == 1 and manifest["counts"]["rt_critics"] > 200
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("redial-test", "error: the redial-test dataset is not here: run `synth data fetch redial`, or set "
+                    "SYNTH_SHARED_DATA to a folder holding redial/test_data.jsonl\n"),
+    ("redial-train", "error: the redial-train dataset is not here and `synth data fetch` cannot get it (no public "
+                     "copy is registered): put it at {shared}/redial/train_subset_kgsf_valid.jsonl (SYNTH_SHARED_DATA "
+                     "moves the folder), or give the path of a copy\n"),
+])
+def test_a_named_set_that_is_not_here_stops_with_one_line_saying_how_to_get_it(tmp_path, name, says):
+    env = {"SYNTH_DATA_DIR": str(tmp_path / "cache"), "SYNTH_SHARED_DATA": str(tmp_path / "shared")}
+    result = run_synth("stats", name, "--no-similarity", "--no-progress", env=env, cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == says.format(shared=tmp_path / "shared")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from synth.data.movielens import split_title
-from synth.data.paths import shared_dataset
+from synth.data.paths import MissingDataset, shared_dataset
 from synth.data.reference_targets import REFERENCE_SETS, reference_targets, target_coverage
-from synth.errors import InputError, SynthError
+from synth.errors import SynthError
 from synth.records import DialogueRecord, Item
 
 SHARED = pytest.mark.skipif(
@@ -95,8 +95,12 @@ def test_an_unknown_reference_set_is_one_line_naming_the_known_ones():
     assert "redial-tset" in message and all(name in message for name in REFERENCE_SETS) and "\n" not in message
 
 
-def test_a_missing_shared_file_names_its_path(tmp_path, monkeypatch):
+def test_a_missing_shared_file_names_the_fetch_and_its_path(tmp_path, monkeypatch):
     monkeypatch.setenv("SYNTH_SHARED_DATA", str(tmp_path))
-    with pytest.raises(InputError) as raised:
+    monkeypatch.setenv("SYNTH_DATA_DIR", str(tmp_path / "cache"))
+    with pytest.raises(MissingDataset) as raised:
         target_coverage([], "inspired-test")
-    assert str(tmp_path / "inspired" / "data" / "dialog_data" / "test.tsv") in str(raised.value)
+    assert str(raised.value) == (
+        "the inspired-test dataset is not here: run `synth data fetch inspired`, or set SYNTH_SHARED_DATA to a folder "
+        "holding inspired/data/dialog_data/test.tsv"
+    )

@@ -151,11 +151,14 @@ def test_cost_is_accounted_per_dialogue_and_run(tmp_path):
 def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
     from synth.estimate import estimate
 
-    config = GenerateConfig(n=1000, seed=3, progress=False, price_prompt_per_mtok=1.0, price_completion_per_mtok=1.0)
+    config = GenerateConfig(n=1000, seed=3, progress=False, price_prompt_per_mtok=3.0, price_completion_per_mtok=50.0)
     figures = asyncio.run(estimate(config, tmp_path, sample=2, backend=ScriptedBackend(rule_following_script)))
     whole = run(GenerateConfig(n=2, seed=3, progress=False), tmp_path / "two")
-    per_dialogue = (whole.tokens.prompt + whole.tokens.completion) / 2
+    prompt, completion = whole.tokens.prompt / 2 * 1000, whole.tokens.completion / 2 * 1000  # per dialogue, times n
     assert figures["sample_dialogues"] == 2 and figures["n"] == 1000
-    assert figures["prompt_tokens_total"] + figures["completion_tokens_total"] == pytest.approx(per_dialogue * 1000, abs=2)
-    assert figures["cost_usd_total"] == pytest.approx(per_dialogue * 1000 / 1e6, abs=0.01)
+    assert figures["prompt_tokens_total"] == pytest.approx(prompt, abs=1)
+    assert figures["completion_tokens_total"] == pytest.approx(completion, abs=1)
+    # each side at its own price (USD per million tokens), to the cent
+    assert figures["cost_usd_total"] == pytest.approx((prompt * 3.0 + completion * 50.0) / 1e6, abs=0.006)
+    assert abs(prompt - completion) * (50.0 - 3.0) / 1e6 > 0.05  # so prices swapped between the sides would fail
     assert not (tmp_path / "dialogues.jsonl").exists() and (tmp_path / "requests.sqlite").exists()

@@ -1,14 +1,18 @@
 """`synth stats` on a generated run and on the real ReDial and INSPIRED test sets (real embedding model)."""
 
+import io
 import json
 
 import pytest
+from rich.console import Console
 
+from synth.analysis.stats import run as stats_run
 from synth.analysis.stats.corpus import Corpus
 from synth.analysis.stats.measures import measure
 from synth.analysis.stats.table import markdown_table
 from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.paths import shared_data_root
+from synth.progress import progress_bar
 from tests.helpers import run_synth
 
 REDIAL_TEST = shared_data_root() / "redial" / "test_data.jsonl"
@@ -45,6 +49,22 @@ def test_stats_of_a_hand_made_corpus():
     assert stats.dist["1"] == pytest.approx(9 / 22)
     assert stats.inter_dialogue_similarity is None and stats.generation is None
     assert "acceptance rate" not in markdown_table([stats])
+
+
+def test_the_stats_bar_counts_every_dialogue_of_every_dataset_against_its_total(monkeypatch):
+    dialogue = Dialogue(id="1", source="redial", turns=[DialogueTurn(role="seeker", text="I like Heat")])
+    corpora = [Corpus.of(name, [dialogue] * size) for name, size in (("a", 3), ("b", 2))]
+    drawn = io.StringIO()
+    bars = []
+
+    def on_a_terminal(enabled, label, *fields, **options):
+        bars.append(progress_bar(enabled, label, *fields, **{**options, "console": Console(file=drawn, force_terminal=True)}))
+        return bars[-1]
+
+    monkeypatch.setattr(stats_run, "progress_bar", on_a_terminal)
+    stats_run.collect_stats(corpora, self_bleu_sample=2, progress=True)
+    (task,) = bars[0].tasks
+    assert task.total == 5 and task.completed == 5 and "5/5" in drawn.getvalue() and "eta" in drawn.getvalue()
 
 
 @pytest.mark.skipif(not REDIAL_TEST.exists(), reason="the shared datasets are not beside the project")

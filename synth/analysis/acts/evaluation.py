@@ -3,7 +3,7 @@ and exact-set accuracy at the sub and the top level."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel
@@ -48,14 +48,24 @@ def dialogue_folds(groups: Sequence[str], k: int, seed: int) -> np.ndarray:
 
 
 def out_of_fold(
-    role: Role, features: np.ndarray, labels: Sequence[Sequence[str]], folds: np.ndarray, *, c: float = C, seed: int = 0
+    role: Role,
+    features: np.ndarray,
+    labels: Sequence[Sequence[str]],
+    folds: np.ndarray,
+    *,
+    c: float = C,
+    seed: int = 0,
+    fitted: Callable[[], object] | None = None,
 ) -> np.ndarray:
-    """Each sample's label probabilities from the tagger trained on the other folds."""
+    """Each sample's label probabilities from the tagger trained on the other folds; `fitted` is called after
+    each fold's fit."""
     probabilities = np.zeros((len(features), len(TAXONOMY[role])))
     for fold in np.unique(folds):
         held = folds == fold
         tagger = fit_tagger(role, features[~held], [labels[i] for i in np.flatnonzero(~held)], c=c, seed=seed)
         probabilities[held] = tagger.probabilities(features[held])
+        if fitted is not None:
+            fitted()
     return probabilities
 
 

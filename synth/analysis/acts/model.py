@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from synth.data.iard import load_iard
 from synth.data.paths import data_dir, shared_data_root
 from synth.errors import SynthError
 from synth.llm.gguf_models import cache_dir
+from synth.progress import progress_bar
 
 log = logging.getLogger(__name__)
 MODEL_FILE = "act_model.joblib"
@@ -145,28 +146,37 @@ def load_act_model(folder: Path) -> ActModel | None:
     return state["model"]
 
 
-def train_act_model(iard: Path, encoder: Encoder, *, folds: int = 5, seed: int = 0) -> ActModel:
+def train_act_model(iard: Path, encoder: Encoder, *, folds: int = 5, seed: int = 0, progress: bool = False) -> ActModel:
     """Cross-validate, then train on all of IARD. The satisfaction predictor learns from out-of-fold act
-    probabilities, so it sees taggers as noisy as on dialogues they never saw."""
+    probabilities, so it sees taggers as noisy as on dialogues they never saw. With `progress`, a bar counts
+    the models fitted (each fold's and the final one, per tagger and for the predictor), with an ETA."""
     started = time.perf_counter()
     dialogues = load_iard(iard)
     utterances = all_utterances(dialogues)
-    features = utterance_features(utterances, encoder, cache=True)
-    fold_of = dialogue_folds([u.dialogue for u in utterances], folds, seed)
-    held_out: list[np.ndarray] = [np.zeros(0)] * len(utterances)
-    taggers, evaluations = {}, {}
-    for role in ROLES:
-        index = np.array([i for i, u in enumerate(utterances) if u.role == role])
-        labels = [utterances[i].labels for i in index]
-        probabilities = out_of_fold(role, features[index], labels, fold_of[index], seed=seed)
-        for i, row in zip(index, probabilities):
-            held_out[i] = row
-        tagger = fit_tagger(role, features[index], labels, seed=seed)
-        evaluations[role] = evaluate_role(
-            role, labels, tagger.decide(probabilities), dialogues=len({utterances[i].dialogue for i in index}), folds=folds
+    with progress_bar(progress, "training the act models", eta=True, transient=True) as bar:
+        task = bar.add_task("fits", total=(len(ROLES) + 1) * (folds + 1))
+        features = utterance_features(utterances, encoder, cache=True)
+        fold_of = dialogue_folds([u.dialogue for u in utterances], folds, seed)
+        held_out: list[np.ndarray] = [np.zeros(0)] * len(utterances)
+        taggers, evaluations = {}, {}
+        for role in ROLES:
+            index = np.array([i for i, u in enumerate(utterances) if u.role == role])
+            labels = [utterances[i].labels for i in index]
+            probabilities = out_of_fold(
+                role, features[index], labels, fold_of[index], seed=seed, fitted=lambda: bar.advance(task)
+            )
+            for i, row in zip(index, probabilities):
+                held_out[i] = row
+            tagger = fit_tagger(role, features[index], labels, seed=seed)
+            bar.advance(task)
+            evaluations[role] = evaluate_role(
+                role, labels, tagger.decide(probabilities), dialogues=len({utterances[i].dialogue for i in index}),
+                folds=folds,
+            )
+            taggers[role] = tagger
+        satisfaction, scores = _satisfaction(
+            dialogues, utterances, held_out, fold_of, folds, seed, fitted=lambda: bar.advance(task)
         )
-        taggers[role] = tagger
-    satisfaction, scores = _satisfaction(dialogues, utterances, held_out, fold_of, folds, seed)
     evaluation = ActEvaluation(
         iard=iard.name,
         iard_sha256=hashlib.sha256(iard.read_bytes()).hexdigest(),
@@ -188,8 +198,10 @@ def _satisfaction(
     fold_of: np.ndarray,
     folds: int,
     seed: int,
+    fitted: Callable[[], object],
 ) -> tuple[SatisfactionModel, SatisfactionEvaluation]:
-    """The satisfaction predictor, cross-validated on the taggers' dialogue folds, then fitted on all."""
+    """The satisfaction predictor, cross-validated on the taggers' dialogue folds, then fitted on all;
+    `fitted` is called after each fit."""
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
     rows: dict[str, list[tuple[Role, np.ndarray]]] = {d.id: [] for d in dialogues}
@@ -205,6 +217,7 @@ def _satisfaction(
     for fold in range(folds):
         held = dialogue_folds_ == fold
         scores[held] = fit_satisfaction(features[~held], satisfied[~held], seed=seed).scores(features[held])
+        fitted()
     predicted = scores >= 0.5
     evaluation = SatisfactionEvaluation(
         dialogues=len(ids),
@@ -215,7 +228,9 @@ def _satisfaction(
         balanced_accuracy=float(balanced_accuracy_score(satisfied, predicted)),
         majority_accuracy=float(max(satisfied.mean(), 1 - satisfied.mean())),
     )
-    return fit_satisfaction(features, satisfied, seed=seed), evaluation
+    model = fit_satisfaction(features, satisfied, seed=seed)
+    fitted()
+    return model, evaluation
 
 
 def act_model(
@@ -233,8 +248,8 @@ def act_model(
         source = iard or default_iard_path()
         if not source.exists():
             raise SynthError(
-                f"no act model in {folder} and no IARD data at {source}: get umap2020_IARD_Cai.json from "
-                "github.com/wanlingcai1997/umap_2020_IARD and run `synth acts train --iard PATH`"
+                f"no act model in {folder} and no IARD data at {source}: run `synth data fetch iard`, or "
+                "`synth acts train --iard PATH` with a copy of umap2020_IARD_Cai.json"
             )
         log.info("training the act model on %s (once; saved in %s)", source, folder)
         model = train_act_model(source, encoder)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from synth.analysis.metrics.similarity import sample_indices
 from synth.data.dialogues import Dialogue, DialogueTurn
-from synth.data.paths import shared_dataset
+from synth.data.paths import named_dataset
 from synth.data.readers import read_lines
 from synth.datasets import detect_format, load_dialogues
 from synth.records import DialogueRecord
@@ -68,7 +68,7 @@ def resolve_spec(spec: str) -> tuple[str | None, Path]:
     """As `parse_spec`, and a shared set's name (e.g. 'redial-test', synth.data.paths) read as its file, with
     the name as its label."""
     label, path = parse_spec(spec)
-    shared = None if path.exists() else shared_dataset(str(path))
+    shared = None if path.exists() else named_dataset(str(path))
     return (label or str(path), shared) if shared is not None else (label, path)
 
 

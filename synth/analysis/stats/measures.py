@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -152,14 +152,23 @@ class _RecordTally:
 
 
 def measure(
-    corpus: Corpus, encoder: Encoder | None, *, similarity_sample: int = 500, seed: int = 0, unit: Unit = "turn"
+    corpus: Corpus,
+    encoder: Encoder | None,
+    *,
+    similarity_sample: int = 500,
+    seed: int = 0,
+    unit: Unit = "turn",
+    advance: Callable[[], object] | None = None,
 ) -> tuple[DatasetStats, Profile]:
     """Every statistic of `corpus` in one pass, and the numbers its plots are drawn from; an utterance is a
     speaker's turn (consecutive messages merged) or, with unit 'message', each message. The similarity is
-    None without an encoder or with fewer than two dialogues that have seeker text."""
+    None without an encoder or with fewer than two dialogues that have seeker text. `advance` is called once
+    per dialogue read (a progress bar's)."""
     tally = _Tally(set(sample_indices(corpus.size, similarity_sample, seed)) if encoder else set(), unit)
     for dialogue, record in corpus:
         tally.add(dialogue, record)
+        if advance is not None:
+            advance()
     found, count = tally.profile, max(tally.dialogues, 1)
     stats = DatasetStats(
         name=corpus.name,

@@ -10,6 +10,7 @@ from synth.analysis.stats.diversity import SELF_BLEU_SAMPLE, measure_diversity
 from synth.analysis.stats.measures import DatasetStats, Encoder, Profile, measure
 from synth.data.dialogues import Unit
 from synth.errors import SynthError
+from synth.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +44,19 @@ def collect_stats(
     similarity_sample: int = 500,
     self_bleu_sample: int = SELF_BLEU_SAMPLE,
     unit: Unit = "turn",
+    progress: bool = False,
 ) -> tuple[list[DatasetStats], list[Profile]]:
     """Statistics and profiles of every opened dataset, in order, with their diversity measured side by side
     (self-BLEU and Dist-n at the same size in each) and their utterance defects; an utterance is a speaker's
-    turn, or each message."""
+    turn, or each message. With `progress`, a bar counts the dialogues measured, with an ETA."""
     all_stats, profiles = [], []
-    for corpus in corpora:
-        stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed, unit=unit)
-        all_stats.append(stats)
-        profiles.append(found)
+    with progress_bar(progress, "measuring dialogues", eta=True, transient=True) as bar:
+        task = bar.add_task("measuring", total=sum(corpus.size for corpus in corpora))
+        for corpus in corpora:
+            stats, found = measure(corpus, encoder, similarity_sample=similarity_sample, seed=seed, unit=unit,
+                                   advance=lambda: bar.advance(task))
+            all_stats.append(stats)
+            profiles.append(found)
     words, dist = [found.dialogue_words for found in profiles], [stats.dist for stats in all_stats]
     diversities = measure_diversity(corpora, words, dist, seed=seed, self_bleu_sample=self_bleu_sample, unit=unit)
     for stats, diversity, corpus in zip(all_stats, diversities, corpora):
