@@ -42,10 +42,11 @@ def markdown(results: dict[str, Any]) -> str:
     for name, scores in results["systems"].items():
         lines.append(f"| {name} | " + " | ".join(row(scores)) + " |")
     if "validation" in results:
-        lines += ["", "| degraded twin | of | played as | Recall@10 intervals apart |", "|---|---|---|---|"]
+        lines += ["", "| degraded twin | of | played as | success intervals apart | Recall@10 intervals apart |",
+                  "|---|---|---|---|---|"]
         for twin, verdict in results["validation"].items():
-            apart = "yes" if verdict["separated_recall@10"] else "no"
-            lines.append(f"| {twin} | {verdict['of']} | {verdict.get('played_as', twin)} | {apart} |")
+            apart = ["yes" if verdict.get(f"separated_{metric}") else "no" for metric in ("success", "recall@10")]
+            lines.append(f"| {twin} | {verdict['of']} | {verdict.get('played_as', twin)} | {' | '.join(apart)} |")
     return "\n".join(lines) + "\n"
 
 

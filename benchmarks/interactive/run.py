@@ -50,6 +50,9 @@ from synth.runs.records import load_records
 from synth.simulators import Recommender, Sampling, Seeker
 
 SANITY = ("oracle", "random")
+# --validate compares a CRS and each twin on these: success (what a shuffled twin's order costs; Recall@k counts
+# the target in any turn's top k, and a ranking reshuffled every turn gets that many draws) and Recall@10
+VALIDATION_METRICS = ("success", "recall@10")
 SYNTH_LLM = "synth-llm"
 PROBE = [Message("seeker", "Hi! I'd like a movie for tonight.")]
 
@@ -300,7 +303,8 @@ def run_evaluation(options: EvaluateOptions, space: ItemSpace | None = None) -> 
     if options.validate:
         results["validation"] = {
             label: {"of": name, "played_as": twin,
-                    "separated_recall@10": separated(results["systems"][name], results["systems"][twin])}
+                    **{f"separated_{metric}": separated(results["systems"][name], results["systems"][twin], metric)
+                       for metric in VALIDATION_METRICS}}
             for label, (name, twin) in validation_pairs(systems, train).items()
         }
     return results

@@ -215,11 +215,11 @@ def test_each_baseline_gets_a_popularity_twin_but_popularity_itself_only_its_shu
     }
     alone = [other, *twins(other, train, setup, space, 0)]
     assert validation_pairs(alone, train) == {t.name: (other.name, t.name) for t in alone[1:]}
-    verdict = {"of": other.name, "played_as": "popularity", "separated_recall@10": True}
+    verdict = {"of": other.name, "played_as": "popularity", "separated_success": False, "separated_recall@10": True}
     results = {"settings": {"test": "t", "turns": 1, "seeker_model": "m"},
                "cases": {"played": 1, "targets": 1, "not_in_catalog": 0}, "systems": {},
                "validation": {f"{other.name} (popularity twin)": verdict}}
-    assert f"| {other.name} (popularity twin) | {other.name} | popularity | yes |" in markdown(results)
+    assert f"| {other.name} (popularity twin) | {other.name} | popularity | no | yes |" in markdown(results)
 
 
 def test_target_free_cases_hold_out_liked_movies_and_the_seeker_sees_only_their_genres(catalog, space, tmp_path):
