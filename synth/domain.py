@@ -58,6 +58,8 @@ class Domain(BaseModel):
     # PEARL's example exchanges: a file in the prompts folder, or the mapping itself (seeker, recommender,
     # openings, styles; see prompts/pearl_examples.yaml)
     pearl_examples: str | dict[str, Any] = "pearl_examples.yaml"
+    # words a reply must not call the items by (another domain's: "movie" in a books run); movies have none
+    foreign_words: list[str] = []
     sources: str = "your own --catalog and --reviews"  # the sources that fit, for the error of a source that does not
 
     @property

@@ -184,6 +184,7 @@ class _PearlMoves(RecordMoves):
             examples=self.stock, suggestion=recommended.display if recommended else None, items=self.items,
             question=question_move("seeker", plan, False), accepting=accepting,
             short_titles=game.seeker.prompts.domain.short_titles,
+            foreign_words=tuple(game.seeker.prompts.domain.foreign_words),
         )
 
     def recommender_context(
@@ -197,7 +198,8 @@ class _PearlMoves(RecordMoves):
         question = question_move("recommender", plan, True) if plan is not None else (None if may_pass else not shown)
         return self.reply_context("recommender", self.game.catalog, descriptions=descriptions, examples=self.stock,
                                   items=self.items, question=question, closing=closing,
-                                  short_titles=self.game.recommender.prompts.domain.short_titles)
+                                  short_titles=self.game.recommender.prompts.domain.short_titles,
+                                  foreign_words=tuple(self.game.recommender.prompts.domain.foreign_words))
 
     def query(self) -> str:
         """The retrieval query: the dialogue so far, scripted opening left out."""

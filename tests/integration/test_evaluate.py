@@ -11,11 +11,12 @@ from tests.helpers import SMOLLM, read_records, run_synth
 pytestmark = pytest.mark.integration
 
 
-def test_the_real_seeker_talks_to_three_crss_and_a_second_run_resumes(tmp_path):
+def test_the_real_seeker_talks_to_four_crss_and_a_second_run_resumes(tmp_path):
     out = tmp_path / "evaluate"
     with crs_server(list_crs(["Toy Story (1995)", "Heat (1995)", "The Matrix (1999)"])) as (url, received):
         args = ["evaluate", "--test", "redial-test", "--crs", "oracle", "--crs", "random", "--crs", f"http:{url}",
-                "--n", "2", "--turns", "2", "--seeker-model", SMOLLM, "--out", str(out), "--no-progress"]
+                "--crs", "synth-llm", "--n", "2", "--turns", "2", "--seeker-model", SMOLLM, "--out", str(out),
+                "--no-progress"]
         first = run_synth(*args)
         assert first.returncode == 0, first.stderr
         asked = len(received)
@@ -33,6 +34,11 @@ def test_the_real_seeker_talks_to_three_crss_and_a_second_run_resumes(tmp_path):
         for record in records:  # the seeker's messages are the model's, never its target's title
             said = [t.text for t in record.turns[record.scripted_turns:] if t.role == "seeker"]
             assert said and all(text.strip() for text in said)
+    # synth's own recommender, on the seeker's model: it asks first, then recommends one of its candidates
+    for record in read_records(out / "synth-llm"):
+        crs_turns = [t for t in record.turns[record.scripted_turns:] if t.role == "recommender"]
+        assert len(crs_turns) == 2 and all(t.text.strip() for t in crs_turns)
+    assert results["systems"]["synth-llm"]["conversations"] == 2
     assert asked == 1 + 2 * 2 and len(received) == asked + 1  # a probe, 2 turns x 2 cases; the rerun: a probe
     assert (out / "results.md").read_text().count("| oracle |") == 1 and (out / "success_by_turn.png").exists()
 

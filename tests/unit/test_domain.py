@@ -160,3 +160,15 @@ def test_a_review_format_source_plays_in_its_own_domain(tmp_path):
     assert any("product" in p for p in prompts) and not [p for p in prompts if MOVIE_WORDS.search(p)]
     for record in read_records(tmp_path):
         assert not [t.text for t in record.turns if MOVIE_WORDS.search(t.text)]
+
+
+def test_a_reply_calling_a_book_a_movie_is_a_defect_only_outside_movies():
+    from synth.analysis.defects.checks import FIXES, check_reply
+    from synth.analysis.defects.detectors import ReplyContext
+
+    books = ReplyContext("recommender", foreign_words=tuple(load_domain("books").foreign_words))
+    said = "What do you think of the movie The Left Hand of Darkness?"
+    assert [d.name for d in check_reply(said, books)] == ["other_domain"]
+    assert not [d for d in check_reply("What do you think of The Left Hand of Darkness?", books) if d.name == "other_domain"]
+    assert not [d for d in check_reply(said, ReplyContext("recommender")) if d.name == "other_domain"]
+    assert load_domain("movies").foreign_words == [] and "other_domain" in FIXES

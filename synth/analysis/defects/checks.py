@@ -21,6 +21,7 @@ from synth.analysis.defects.facts import contradicts_catalog
 from synth.analysis.defects.state import (
     accepts_in_words,
     early_goodbye,
+    other_domain,
     premature_goodbye,
     recites_target,
     speaks_as_other,
@@ -39,7 +40,7 @@ def check_reply(text: str, context: ReplyContext, named: str | None = None, reco
         detector(text, context)
         for detector in (copies_other, repeats_itself, third_person, contradicts_review, names_target, copies_example,
                          echoes_instructions,
-                         unsaid_reference, speaks_as_other, recites_target, accepts_in_words)
+                         unsaid_reference, speaks_as_other, recites_target, accepts_in_words, other_domain)
     ]
     found += [
         borrows_description(text, context, named),
@@ -83,6 +84,7 @@ FIXES = {
     "accepts_in_words": "do not say you will {verb} it: you are turning it down",
     "wrong_decision": "decide as you were told: accept only the {noun} you hope for",
     "suggests_unlisted": "suggest no {noun} but the candidate you were given",
+    "other_domain": "speak of {plural} in a {noun}'s own words: this conversation is about {plural} only",
 }
 
 

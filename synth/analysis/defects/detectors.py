@@ -80,6 +80,7 @@ class ReplyContext:
     closing: bool = False
     items: tuple[Item, ...] = ()
     short_titles: ShortTitleRule = "whole"  # the domain's rule: a long title may be said short (synth.short_titles)
+    foreign_words: tuple[str, ...] = ()  # words of another domain's items ("movie" in a books run)
 
     @property
     def titles(self) -> tuple[str, ...]:

@@ -218,3 +218,14 @@ def premature_goodbye(text: str, context: ReplyContext, recommends: str | None =
         return None
     found = _FAREWELL.search(text)
     return None if found is None else Defect("premature_goodbye", f'"{found.group(0)}" while the dialogue goes on')
+
+
+def other_domain(text: str, context: ReplyContext) -> Defect | None:
+    """A reply that calls the run's items by another domain's words ("What do you think of the movie ...?" in a
+    books run: a small model's habit from its own training). The words are the domain profile's
+    `foreign_words`; movie runs have none."""
+    for word in context.foreign_words:
+        found = re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
+        if found:
+            return Defect("other_domain", f'calls an item a "{found.group(0)}"')
+    return None
