@@ -62,7 +62,7 @@ def named_dataset(name: str) -> Path | None:
     cached = CACHED_DATASETS.get(name)
     if cached is not None:
         raise MissingDataset(
-            f"the {name} dataset is not here: run `synth data fetch {cached.parts[0]}`, or set SYNTH_SHARED_DATA "
+            f"the {name} dataset is not here (no {path}): run `synth data fetch {cached.parts[0]}`, or set SYNTH_SHARED_DATA "
             f"to a folder holding {SHARED_DATASETS[name].as_posix()}"
         )
     raise MissingDataset(

@@ -176,7 +176,8 @@ def test_fetch_then_generate_from_an_empty_folder(mirror, tmp_path):
 
 
 @pytest.mark.parametrize(("name", "says"), [
-    ("redial-test", "error: the redial-test dataset is not here: run `synth data fetch redial`, or set "
+    ("redial-test", "error: the redial-test dataset is not here (no {shared}/redial/test_data.jsonl): run `synth "
+                    "data fetch redial`, or set "
                     "SYNTH_SHARED_DATA to a folder holding redial/test_data.jsonl\n"),
     ("redial-train", "error: the redial-train dataset is not here and `synth data fetch` cannot get it (no public "
                      "copy is registered): put it at {shared}/redial/train_subset_kgsf_valid.jsonl (SYNTH_SHARED_DATA "

@@ -101,6 +101,6 @@ def test_a_missing_shared_file_names_the_fetch_and_its_path(tmp_path, monkeypatc
     with pytest.raises(MissingDataset) as raised:
         target_coverage([], "inspired-test")
     assert str(raised.value) == (
-        "the inspired-test dataset is not here: run `synth data fetch inspired`, or set SYNTH_SHARED_DATA to a folder "
-        "holding inspired/data/dialog_data/test.tsv"
+        f"the inspired-test dataset is not here (no {tmp_path}/inspired/data/dialog_data/test.tsv): run `synth data "
+        "fetch inspired`, or set SYNTH_SHARED_DATA to a folder holding inspired/data/dialog_data/test.tsv"
     )

@@ -22,6 +22,7 @@ from synth.analysis.near_duplicates import dialogue_text, near_duplicates, utter
 from synth.analysis.stats.corpus import Corpus, Pair, utterance_text
 from synth.analysis.stats.self_bleu import self_bleu
 from synth.data.dialogues import Dialogue, Unit, in_unit
+from synth.data.paths import MissingDataset
 from synth.data.reference_targets import target_coverage
 from synth.domain import DEFAULT_DOMAIN
 from synth.errors import InputError
@@ -180,7 +181,7 @@ def _coverages(
     for reference in coverage_of:
         try:
             coverage = target_coverage(targets.values(), reference)
-        except InputError as error:  # the shared data is not here: shown as "–" with this note
+        except (InputError, MissingDataset) as error:  # the shared data is not here: shown as "–" with this note
             found[reference] = None
             missing.append(str(error))
             continue
