@@ -12,6 +12,7 @@ from synth.data.sources import SourceData, load_demo
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.records import Item, Review
 from synth.runner import generate
+from tests.helpers import ONE_THREAD, SHORT_SMOLLM_ARGS, run_synth
 
 
 @pytest.fixture(scope="session")
@@ -37,4 +38,15 @@ def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("scripted-run")
     config = GenerateConfig(n=20, seed=3, strategy="pearl", progress=False)
     asyncio.run(generate(config, folder, backend=ScriptedBackend(rule_following_script)))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def short_smollm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished 2-dialogue run by the packaged SmolLM2-135M (SHORT_SMOLLM_ARGS, one dialogue at a time, one
+    llama.cpp thread): what a killed-and-resumed or a Ray run of the same settings must equal. Read it; copy it
+    before changing it."""
+    folder = tmp_path_factory.mktemp("short-smollm")
+    result = run_synth(*SHORT_SMOLLM_ARGS, *ONE_THREAD, "--n", "2", "--concurrency", "1", "--out", str(folder))
+    assert result.returncode == 0, result.stderr
     return folder

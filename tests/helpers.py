@@ -60,6 +60,13 @@ def wait_for_first_dialogue(process: subprocess.Popen, dialogues: Path, timeout_
         time.sleep(0.2)
 
 
+# short SmolLM2 dialogues without reply re-samples: the runs whose bookkeeping is tested (resume after a kill, Ray);
+# with ONE_THREAD (as each of two Ray workers on 2 cores computes), the whole run they are compared with
+SHORT_SMOLLM_ARGS = ("generate", "--seed", "3", "--max-utterances", "4", "--reply-resamples", "0", "--model", SMOLLM,
+                     "--no-progress")
+ONE_THREAD = ("--set", "n_threads=1")
+
+
 def generate_smollm(out: Path, *extra: str) -> subprocess.CompletedProcess:
     """`synth generate` with SmolLM2 (2 dialogues, seed 11 unless `extra` overrides); fails on a non-zero exit."""
     result = run_synth(

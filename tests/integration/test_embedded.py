@@ -69,12 +69,11 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
     assert manifest["model"]["source"] == SMOLLM
 
 
-def test_same_seed_gives_byte_identical_dialogues_across_processes(tmp_path):
+def test_same_seed_gives_byte_identical_dialogues_across_processes(smollm_run, tmp_path):
     """One dialogue at a time, a dialogue depends on the run seed and its index only: a 1-dialogue run repeats
-    the first of two. (With dialogues decoding together, a reply can also depend on its batch-mates.)"""
-    short = ("--concurrency", "1", "--max-utterances", "6")  # re-samples replayed too, on short dialogues
-    generate_smollm(tmp_path / "two", *short)
-    generate_smollm(tmp_path / "one", "--n", "1", *short)
+    the first of the shared run's two, reply re-samples and all. (With dialogues decoding together, a reply can
+    also depend on its batch-mates.)"""
+    generate_smollm(tmp_path / "one", "--n", "1", "--concurrency", "1")
 
     def content(out):
         rows = {}
@@ -84,7 +83,7 @@ def test_same_seed_gives_byte_identical_dialogues_across_processes(tmp_path):
             rows[record.id] = data
         return rows
 
-    first = content(tmp_path / "two")
+    first = content(smollm_run)
     assert content(tmp_path / "one") == {key: first[key] for key in list(first)[:1]}
 
 
