@@ -3,7 +3,9 @@
 - context: a GRU reads each utterance (prefixed with its speaker); the context is the mean of the last
   `history` utterance vectors;
 - movies: a bag of words over each candidate's title and description, projected to the context's size;
-- PREDICT: a softmax over the context's dot products with the candidates;
+- PREDICT: a softmax over the context's dot products with the candidates, plus (`movie_prior`, on by default)
+  a learned score of each candidate alone, an item bias: the part of a choice the sets give away without the
+  dialogue (the paper's PREDICT is the dot product alone: `--no-movie-prior`);
 - DECIDE: a two-layer MLP over the context and the candidate probabilities: speak or recommend;
 - GENERATE: a GRU decoder started from the context, with dot attention over the context's word states and
   tied input/output embeddings, for speak turns (recommend turns use `RECOMMEND_TEMPLATE`).
@@ -43,6 +45,7 @@ class ExpertConfig(BaseModel):
     anneal_epochs: int = 10  # then the loss weights move linearly to their final values
     batch: int = 32
     learning_rate: float = 2e-3
+    movie_prior: bool = True  # PREDICT adds a learned score of each candidate alone (False: the paper's form)
 
 
 class Vocabulary:
@@ -104,6 +107,7 @@ def build_expert(torch: Any, vocabulary: int, config: ExpertConfig) -> Any:
             self.embed = nn.Embedding(vocabulary, dim, padding_idx=PAD)
             self.utterance_rnn = nn.GRU(dim, hidden, batch_first=True)
             self.movie_projection = nn.Linear(dim, hidden)
+            self.movie_prior = nn.Linear(hidden, 1) if config.movie_prior else None
             self.decide_mlp = nn.Sequential(nn.Linear(hidden + CANDIDATES, hidden), nn.ReLU(), nn.Linear(hidden, 2))
             self.decoder = nn.GRU(dim, hidden, batch_first=True)
             self.combine = nn.Linear(2 * hidden, dim)
@@ -127,7 +131,9 @@ def build_expert(torch: Any, vocabulary: int, config: ExpertConfig) -> Any:
 
         def predict(self, context: Any, movies: Any) -> Any:
             """Candidate logits (B, C)."""
-            return torch.einsum("bh,bch->bc", context, self.movies(movies))
+            candidates = self.movies(movies)
+            logits = torch.einsum("bh,bch->bc", context, candidates)
+            return logits if self.movie_prior is None else logits + self.movie_prior(candidates).squeeze(-1)
 
         def decide(self, context: Any, scores: Any) -> Any:
             """Logits of (speak, recommend), (B, 2); the candidate scores are not trained through DECIDE."""

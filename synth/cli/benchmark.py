@@ -91,6 +91,11 @@ def benchmark(
     folds: int = typer.Option(5, min=2, help="gorecdial: folds when a test set is the training set."),
     epochs: int = typer.Option(40, min=1, help="gorecdial: supervised epochs of each expert variant."),
     botplay_updates: int = typer.Option(150, min=0, help="gorecdial: bot-play updates (8 games each)."),
+    movie_prior: bool = typer.Option(
+        True, "--movie-prior/--no-movie-prior",
+        help="gorecdial: the expert's PREDICT adds a learned score of each candidate alone (--no-movie-prior: the "
+        "paper's dot product only).",
+    ),
     llm_games: int = typer.Option(
         10, min=0, help="gorecdial: held-out games each expert plays against the LLM seeker (seeded); 0: none."
     ),
@@ -109,7 +114,7 @@ def benchmark(
         from synth.benchmarks.gorecdial.run import GoRecDialOptions, run_gorecdial
 
         results = run_gorecdial(GoRecDialOptions(
-            train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(epochs=epochs),
+            train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(epochs=epochs, movie_prior=movie_prior),
             botplay=BotPlayConfig(updates=botplay_updates), llm_games=llm_games, llm=llm_settings,
             embedding_model=embedding_model, progress=progress, format=input_format,
         ), console=Console(stderr=True))
