@@ -23,11 +23,13 @@ from synth.data.formats.common import (
     ReviewSource,
     clean_text,
     describe,
+    items_in,
     join_reviews,
     optional_text,
     parsed_lines,
     required,
     required_id,
+    reviews_in,
     shorten,
     source_files,
     star_rating,
@@ -52,8 +54,8 @@ def amazon_files(folder: Path) -> tuple[list[Path], list[Path]]:
 def load_amazon(reviews: Sequence[Path], items: Sequence[Path], *, bad_lines: BadLines,
                 max_reviews: int | None = None) -> ReviewSource:
     """The reviews of the review files (the first `max_reviews` of them) and the items they name."""
-    streamed = (review for path in reviews for review in read_amazon_reviews(path, bad_lines))
-    return join_reviews(streamed, lambda wanted: _items_of(items, wanted, bad_lines), max_reviews)
+    return join_reviews(reviews_in(reviews, read_amazon_reviews, bad_lines), items_in(items, read_amazon_items, bad_lines),
+                        max_reviews)
 
 
 def read_amazon_reviews(path: Path, bad_lines: BadLines) -> Iterator[Review]:
@@ -64,11 +66,6 @@ def read_amazon_reviews(path: Path, bad_lines: BadLines) -> Iterator[Review]:
 def read_amazon_items(path: Path, bad_lines: BadLines, wanted: Collection[str] | None = None) -> Iterator[Item]:
     """The items of one metadata file, streamed; with `wanted`, only those ids (the others are not checked)."""
     return parsed_lines(path, lambda raw, where, line: _item(raw, where, line, wanted), bad_lines)
-
-
-def _items_of(paths: Sequence[Path], wanted: Collection[str], bad_lines: BadLines) -> Iterator[Item]:
-    for path in paths:
-        yield from read_amazon_items(path, bad_lines, wanted)
 
 
 def _review(raw: dict[str, Any], path: Path, line: int) -> Review:

@@ -128,6 +128,18 @@ def describe(sentences: Iterable[str]) -> str:
     return " ".join(part if part[-1] in ".!?" else part + "." for part in parts)
 
 
+def reviews_in(paths: Sequence[Path], read: Callable[[Path, BadLines], Iterable[Review]],
+               bad_lines: BadLines) -> Iterator[Review]:
+    """The reviews of every file of `paths` in turn, each read by `read(path, bad_lines)`, streamed."""
+    return (review for path in paths for review in read(path, bad_lines))
+
+
+def items_in(paths: Sequence[Path], read: Callable[[Path, BadLines, Collection[str]], Iterable[Item]],
+             bad_lines: BadLines) -> ItemReader:
+    """An ItemReader over every file of `paths`, each read by `read(path, bad_lines, wanted)`."""
+    return lambda wanted: (item for path in paths for item in read(path, bad_lines, wanted))
+
+
 def join_reviews(reviews: Iterable[Review], read_items: ItemReader, max_reviews: int | None,
                  counts: Counter[str] | None = None) -> ReviewSource:
     """The first `max_reviews` reviews (all when None) with the items they name, read by `read_items`; a review

@@ -22,11 +22,13 @@ from synth.data.formats.common import (
     ReviewSource,
     clean_text,
     describe,
+    items_in,
     join_reviews,
     optional_text,
     parsed_lines,
     required,
     required_id,
+    reviews_in,
     source_files,
     star_rating,
     star_review,
@@ -46,8 +48,8 @@ def yelp_files(folder: Path) -> tuple[list[Path], list[Path]]:
 def load_yelp(reviews: Sequence[Path], items: Sequence[Path], *, bad_lines: BadLines,
               max_reviews: int | None = None) -> ReviewSource:
     """The reviews of the review files (the first `max_reviews` of them) and the businesses they name."""
-    streamed = (review for path in reviews for review in read_yelp_reviews(path, bad_lines))
-    return join_reviews(streamed, lambda wanted: _businesses_of(items, wanted, bad_lines), max_reviews)
+    return join_reviews(reviews_in(reviews, read_yelp_reviews, bad_lines), items_in(items, read_yelp_businesses, bad_lines),
+                        max_reviews)
 
 
 def read_yelp_reviews(path: Path, bad_lines: BadLines) -> Iterator[Review]:
@@ -58,11 +60,6 @@ def read_yelp_reviews(path: Path, bad_lines: BadLines) -> Iterator[Review]:
 def read_yelp_businesses(path: Path, bad_lines: BadLines, wanted: Collection[str] | None = None) -> Iterator[Item]:
     """The businesses of one business file as items, streamed; with `wanted`, only those ids."""
     return parsed_lines(path, lambda raw, where, line: _business(raw, where, line, wanted), bad_lines)
-
-
-def _businesses_of(paths: Sequence[Path], wanted: Collection[str], bad_lines: BadLines) -> Iterator[Item]:
-    for path in paths:
-        yield from read_yelp_businesses(path, bad_lines, wanted)
 
 
 def _review(raw: dict[str, Any], path: Path, line: int) -> Review:
