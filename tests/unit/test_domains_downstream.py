@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from synth.analysis.defects.detectors import mentions
+from synth.analysis.defects.detectors import ReplyContext, mentions
+from synth.analysis.defects.state import suggests_unlisted, unsaid_reference
 from synth.config import GenerateConfig
 from synth.data.mentions import TitleTagger
 from synth.datasets import load_dialogues
@@ -150,6 +151,21 @@ def test_a_long_product_title_is_found_by_its_short_form():
     reply = parse_recommender(json.dumps({"think": "mild", "item": "the shampoo", "utterance": SAID}),
                               [SHAMPOO, CONDITIONER], short_titles="first_words")
     assert reply.item_id == "s"
+
+
+def test_the_state_checks_know_a_product_by_its_short_form():
+    """A recommender suggesting its shown product by the short form is no unlisted suggestion (a short form is
+    the start of the title); a recommender recalling the shampoo the seeker named short speaks of something
+    said, which under the movies' rule it does not."""
+    shown = dict.fromkeys((SHAMPOO.title, CONDITIONER.title), "")
+    suggestion = 'How about "Meadowbrook Gentle Daily Shampoo"? It is mild.'
+    assert suggests_unlisted(suggestion, ReplyContext(role="recommender", descriptions=shown)) is None
+    assert suggests_unlisted('How about "Meadowbrook Hair Mask"?', ReplyContext(role="recommender", descriptions=shown))
+    seeker_said = "I use the Meadowbrook Gentle Daily Shampoo every day."
+    recall = f"Since you mentioned the {SHAMPOO.title}, try its conditioner."
+    short = ReplyContext(role="recommender", other_last=seeker_said, descriptions=shown, short_titles="first_words")
+    assert unsaid_reference(recall, short) is None
+    assert unsaid_reference(recall, ReplyContext(role="recommender", other_last=seeker_said, descriptions=shown))
 
 
 def test_a_short_form_two_items_share_names_neither():

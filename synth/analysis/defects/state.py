@@ -126,8 +126,9 @@ def unsaid_reference(text: str, context: ReplyContext) -> Defect | None:
             if context.role == "seeker" and not context.mentioned and _REFERENCE.search(sentence) \
                     and not _ASKS_FOR.search(sentence):
                 return Defect("unsaid_reference", f'speaks of suggestions before any: "{sentence[:100]}"')
-            for title in titles_with_years(sentence) + [t for t in context.titles if mentions(sentence, t)]:
-                if not any(mentions(other, title) for other in said) and title not in context.mentioned:
+            rule = context.short_titles
+            for title in titles_with_years(sentence) + [t for t in context.titles if mentions(sentence, t, rule)]:
+                if not any(mentions(other, title, rule) for other in said) and title not in context.mentioned:
                     return Defect("unsaid_reference", f"{title} was never mentioned by the other side")
         if context.role == "recommender" and _GLAD_YOU_ENJOYED.search(sentence):
             if stance(context.other_last) <= 0 or _NOT_SEEN.search(context.other_last):
