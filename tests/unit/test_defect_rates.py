@@ -79,6 +79,7 @@ def test_defect_rates_count_each_planted_defect_over_what_it_applies_to():
         "contradicts_catalog": (0, 9),
         "accepts_in_words": (0, 4),  # the known seeker utterances, none accepting
         "suggests_unlisted": (0, 5),  # the known recommender utterances
+        "other_domain": (0, 9),  # a movie run: no other domain's words
     }
     assert rates["copies_other"].rate == pytest.approx(1 / 11)
     assert defect_rates([])["copies_other"].rate is None

@@ -45,16 +45,18 @@ DEFECTS: tuple[Measure, ...] = (
     Measure("contradicts_catalog", "contradicts the catalog (year, genre, credits)", "utterances"),
     Measure("accepts_in_words", "seeker says it will take an item it does not accept", "seeker utterances not accepting"),
     Measure("suggests_unlisted", "recommender suggests an item not among its candidates", "recommender utterances"),
+    Measure("other_domain", "calls an item by another domain's word", "utterances"),
 )
 # dialogue-state measures: the coherence of a dialogue (issue #43's defects)
 STATE_DEFECTS = ("unsaid_reference", "speaks_as_other", "unnamed_recommendation", "recites_target", "unasked_question",
-                 "early_goodbye", "premature_goodbye", "contradicts_catalog", "accepts_in_words", "suggests_unlisted")
+                 "early_goodbye", "premature_goodbye", "contradicts_catalog", "accepts_in_words", "suggests_unlisted",
+                 "other_domain")
 # measures that need the persona, the plan or the items shown, per role (None: either): counted only on
 # utterances that know them (synth records)
 _NEEDS_KNOWN = {"contradicts_review": "seeker", "names_target": "seeker", "borrows_description": "recommender",
                 "copies_example": None, "unsaid_reference": None, "early_goodbye": None, "premature_goodbye": None,
                 "contradicts_catalog": None,
-                "accepts_in_words": "seeker", "suggests_unlisted": "recommender"}
+                "accepts_in_words": "seeker", "suggests_unlisted": "recommender", "other_domain": None}
 
 
 def applies(name: str, spoken: Spoken) -> bool:
