@@ -17,57 +17,25 @@ from synth.errors import SynthError
 if TYPE_CHECKING:
     from synth.runs.manifest import Manifest
 
-# Each option that is a generation setting -> its GenerateConfig field. The settings below have no option of
-# their own and are reached with --set (or --config). tests/unit/test_cli_options.py checks that the two cover
-# every field of GenerateConfig, and that every other option of the command is a run option, not a setting.
-SETTING_OPTIONS = {
-    "n": "n",
-    "seed": "seed",
-    "backend": "backend",
-    "model": "model",
-    "vllm_arg": "vllm_engine_args",
-    "base_url": "base_url",
-    "structured": "structured",
-    "concurrency": "concurrency",
-    "rpm": "rpm",
-    "tpm": "tpm",
-    "mode": "mode",
-    "source": "source",
-    "catalog": "catalog",
-    "reviews": "reviews",
-    "source_format": "source_format",
-    "ratings": "ratings",
-    "rating_scale": "rating_scale",
-    "movielens": "movielens",
-    "rt_critics": "rt_critics",
-    "skip_bad_lines": "skip_bad_lines",
-    "item_summaries": "item_summaries",
-    "retriever": "retriever",
-    "embedding_model": "embedding_model",
-    "prompts_dir": "prompts_dir",
-    "domain": "domain",
-    "temperature": "temperature",
-    "max_tokens": "max_tokens",
-    "max_utterances": "max_utterances",
-    "strategy": "strategy",
-    "reply_resamples": "reply_resamples",
-    "target_min_score": "target_min_score",
-    "allow_repeats": "allow_repeats",
-    "persona_summaries": "persona_summaries",
-    "request_cache": "request_cache",
-    "request_cache_path": "request_cache_path",
-    "shard": "shard",
-    "price_prompt": "price_prompt_per_mtok",
-    "price_completion": "price_completion_per_mtok",
-    "max_cost": "max_cost_usd",
-    "max_total_tokens": "max_total_tokens",
-    "progress": "progress",
-}
+# The settings with no option of their own, reached with --set (or --config); every other GenerateConfig field is
+# the option of its name, but for RENAMED_OPTIONS (option -> field). tests/unit/test_cli_options.py checks that every
+# field has its option or is here, and that every other option of the command is a run option, not a setting.
 SET_ONLY_FIELDS = (
     "n_ctx", "n_threads", "api_max_attempts", "request_timeout_s", "general_reviews", "ask_turns", "k_schedule",
     "force_target_from", "max_format_retries", "set_rules", "embedding_dim", "min_item_ratings", "vllm_scheduling",
     "planner", "max_source_reviews",
 )
+RENAMED_OPTIONS = {
+    "vllm_arg": "vllm_engine_args",
+    "price_prompt": "price_prompt_per_mtok",
+    "price_completion": "price_completion_per_mtok",
+    "max_cost": "max_cost_usd",
+}
+SETTING_OPTIONS = {  # each option that is a generation setting -> its GenerateConfig field
+    **{name: name for name in GenerateConfig.model_fields
+       if name not in SET_ONLY_FIELDS and name not in RENAMED_OPTIONS.values()},
+    **RENAMED_OPTIONS,
+}
 
 
 def default(field: str) -> str:
