@@ -1,6 +1,10 @@
 """Pacing requests to a model server: `--rpm` and `--tpm` token buckets, and the limits the server states itself
 (`Retry-After` on a 429 or 503, OpenAI's `x-ratelimit-remaining-*` / `x-ratelimit-reset-*` headers). Every
-request waits here for its turn, in the order it arrived, before it may be sent."""
+request waits here for its turn, in the order it arrived, before it may be sent.
+
+`aiolimiter` is not used: its leaky bucket lets a burst up to the whole minute's rate through at once and refuses
+a request larger than that, where these buckets space sends evenly, let a large request run into debt, and
+also wait out what the server states."""
 
 from __future__ import annotations
 

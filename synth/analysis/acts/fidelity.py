@@ -5,7 +5,9 @@ bootstrap interval over dialogues, and the words per utterance of both.
 
 Pure functions over per-dialogue counts (`ActCounts`; `synth.analysis.acts.profile.act_counts` builds them from
 tagged dialogues), so resampling is numpy work: a resample is a vector of how often each dialogue was drawn,
-and its totals are one matrix product.
+and its totals are one matrix product. (`scipy.stats.bootstrap`, which synth.analysis.intervals uses for means,
+is not used here: it hands the statistic each resample's dialogues, and this statistic needs their summed act
+counts, which the weight matrix gives for a chunk of resamples at once, two datasets resampled apart.)
 """
 
 from __future__ import annotations
