@@ -24,8 +24,9 @@ from synth.records import (
 from synth.replies import ReplyFormatError
 from synth.retrievers.base import Retriever
 from synth.simulators import ExampleChoice, Recommender, Sampling, Seeker, Usage
-from synth.strategy.model import StrategyModel, recommends, requests
-from synth.strategy.plans import DialoguePlan, asks_first
+from synth.strategy.courses import course_for
+from synth.strategy.model import StrategyModel, requests
+from synth.strategy.plans import asks_first
 from synth.turns import (
     SEED_STRIDE,
     RecordMoves,
@@ -150,23 +151,21 @@ class _PearlMoves(RecordMoves):
         super().__init__()
         self.game, self.spec, self.usage = game, spec, usage
         self.pool = game.initial_pool(spec)
-        self.plan = DialoguePlan(game.strategy, spec.seed) if game.rules.strategy == "human" and game.strategy else None
+        self.course = course_for(game.rules.strategy, game.rules.ask_turns, game.strategy, spec.seed)
         self.examples = ExampleChoice.draw(game.seeker.prompts.examples, spec.seed)
         self.stock = example_replies(game.seeker.prompts.examples)
-        planned = self.plan is not None
+        planned = self.course.planned
         self.seeker_system = game.seeker.system_prompt(spec.persona, game.catalog, planned=planned, example=self.examples)
         self.recommender_system = game.recommender.system_prompt(planned=planned, example=self.examples)
         self.asked_taste = False  # the recommender has asked its first question about the seeker's taste
         self.liked, self.disliked = taste(spec.persona.general, game.catalog)
         self.items = tuple(game.catalog[r.item] for r in [*spec.persona.general, spec.persona.target])  # grows with the candidates
-        self.recommender_turns = 0
         self.last_recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
-        if self.plan is not None:
-            self.plan.opened(script)
+        self.course.opened(script)
 
     def seeker_context(
         self, recommended: Item | None, opinion: Review | None, plan: TurnPlan | None, accepting: bool
@@ -209,11 +208,9 @@ class _PearlMoves(RecordMoves):
         """The seeker speaks; returns the outcome when this turn ends the dialogue."""
         game, spec = self.game, self.spec
         recommended = self.last_recommended
-        plan = None
-        if self.plan is not None:
-            may_ask = recommended is not None and not self.asked_about and step + 2 < game.rules.max_utterances
-            is_target = recommended is not None and recommended.id == spec.target.id
-            plan = self.plan.seeker(seed, suggestion=recommended is not None, target=is_target, may_ask=may_ask)
+        may_ask = recommended is not None and not self.asked_about and step + 2 < game.rules.max_utterances
+        is_target = recommended is not None and recommended.id == spec.target.id
+        plan = self.course.seeker(seed, suggestion=recommended is not None, target=is_target, may_ask=may_ask)
         opinion = game.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
         accepting = recommended is not None and recommended.id == spec.target.id and not (plan and asks_first(plan))
         reply = await game.seeker.reply(
@@ -227,22 +224,17 @@ class _PearlMoves(RecordMoves):
             return None
         self.last_recommended, self.asked_about = None, False
         outcome = game.rules.outcome(recommended, spec.target, bool(reply.accept), step, self.recommendations)
-        if outcome is not None and outcome.accepted_target and self.plan is not None:
+        if outcome is not None and outcome.accepted_target:
             await self._goodbye(step + 1)
         return outcome
 
     async def recommender_turn(self, step: int, seed: int) -> None:
-        """The recommender asks, answers or recommends one retrieved candidate, as the strategy says."""
+        """The recommender asks, answers or recommends one retrieved candidate, as the strategy's course says."""
         game = self.game
         answering = self.asked_about
-        plan = None
-        if self.plan is not None:
-            plan = self.plan.recommender(
-                seed, answering=answering, can_recommend=bool(self.pool), must_recommend=game.rules.last_offer(step)
-            )
-            offer = recommends(plan.acts)
-        else:
-            offer = bool(self.pool) and (game.rules.strategy == "free" or self.recommender_turns >= game.rules.ask_turns)
+        plan, offer = self.course.recommender(
+            seed, answering=answering, can_recommend=bool(self.pool), must_recommend=game.rules.last_offer(step)
+        )
         candidates: list[ScoredItem] | None = None
         if offer:
             candidates = select_candidates(
@@ -253,7 +245,7 @@ class _PearlMoves(RecordMoves):
         self.items += tuple(item for item in items or [] if item not in self.items)
         about = self.last_recommended if answering else None
         first_question = not self.asked_taste and not items and about is None and (plan is None or requests(plan.acts))
-        may_pass = game.rules.strategy == "free"
+        may_pass = self.course.may_pass
         reply = await game.recommender.reply(
             self.recommender_system, transcript(self.turns, "recommender"), candidates=items, seed=seed,
             usage=self.usage, plan=plan, about=about, may_pass=may_pass,
@@ -261,7 +253,6 @@ class _PearlMoves(RecordMoves):
             opening=self.examples.opening if first_question else None,
         )
         self.asked_taste |= first_question
-        self.recommender_turns += 1
         self.add_recommender_turn(reply, candidates=candidates, plan=plan)
         if reply.item_id is not None:
             self.pool.discard(reply.item_id)
@@ -270,11 +261,10 @@ class _PearlMoves(RecordMoves):
             self.asked_about = False
 
     async def _goodbye(self, step: int) -> None:
-        """The recommender's closing words after an accepted target, where the plan has one and the cap allows.
+        """The recommender's closing words after an accepted target, where the course has them and the cap allows.
         A reply that never parses only leaves them out: the dialogue is already won."""
-        assert self.plan is not None
         seed = self.spec.seed + SEED_STRIDE * step
-        plan = self.plan.closing(seed) if step < self.game.rules.max_utterances else None
+        plan = self.course.closing(seed) if step < self.game.rules.max_utterances else None
         if plan is None:
             return
         try:
