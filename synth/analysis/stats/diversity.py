@@ -93,7 +93,7 @@ def _diversity(
     repeats = sum(1 for _ in near_duplicates(second.texts(corpus)))
     domain = domain_beside(dialogues_file(corpus.path)) if second.records else None
     if domain is not None and domain.name != DEFAULT_DOMAIN:  # the reference sets' targets are movies
-        note = f"the reference sets' targets are movies, {corpus.name}'s are {domain.plural}"
+        note = f"the reference sets' targets are movies, the targets of {corpus.name} are {domain.plural}"
         coverage = dict.fromkeys(coverage_of)
     else:
         coverage, note = _coverages(second.targets, coverage_of) if second.records else ({}, None)
