@@ -171,4 +171,5 @@ def test_a_reply_calling_a_book_a_movie_is_a_defect_only_outside_movies():
     assert [d.name for d in check_reply(said, books)] == ["other_domain"]
     assert not [d for d in check_reply("What do you think of The Left Hand of Darkness?", books) if d.name == "other_domain"]
     assert not [d for d in check_reply(said, ReplyContext("recommender")) if d.name == "other_domain"]
+    assert "other_domain" in [d.name for d in check_reply("Have you watched Dune (1965)?", books)]
     assert load_domain("movies").foreign_words == [] and "other_domain" in FIXES
