@@ -211,3 +211,25 @@ def folds(games: Sequence[Game], k: int, seed: int) -> list[tuple[list[Game], li
     random.Random(seed).shuffle(order)
     parts = [order[i::k] for i in range(k)]
     return [([g for j, p in enumerate(parts) if j != i for g in p], parts[i]) for i in range(k)]
+
+
+def game_key(game: Game) -> tuple[str, tuple[str, ...], int]:
+    """What makes two loaded games the same game: its id, its candidates and the correct one."""
+    return game.id, tuple(item.id for item in game.candidates), game.correct
+
+
+def held_out_splits(train: Sequence[Game], test: Sequence[Game], k: int,
+                    seed: int) -> list[tuple[list[Game], list[Game]]]:
+    """(train, held-out) splits that never score a game the expert trained on. A test set that shares no game
+    with the training set is one split; otherwise the test games are split into k folds and each fold's
+    training is the training set without the test games, plus the other folds' games the training set holds
+    (a training set that is the test set gives plain k-fold cross-validation; `both=human+generated` scored
+    on the human games trains each fold on every generated game and four fifths of the human ones)."""
+    test_keys = {game_key(g) for g in test}
+    train_keys = {game_key(g) for g in train}
+    if not test_keys & train_keys:
+        return [(list(train), list(test))]
+    rest = [g for g in train if game_key(g) not in test_keys]
+    return [(rest + [g for g in others if game_key(g) in train_keys], held)
+            for others, held in folds(test, k, seed)]
+

@@ -1,7 +1,8 @@
 """`synth benchmark --suite gorecdial`: the expert's supervised variants and its bot-play version, trained on
 each --train set and scored on each --test set, beside the baselines; then games against the retrieval
-seeker and the LLM seeker. When a test set is the training set itself, the games are split into k folds
-(every game is held out once, the figures pool all folds)."""
+seeker and the LLM seeker. When the training set holds a test set's games (it is the test set, or pools it
+with others), the test games are split into k folds (every game is held out once, never trained on; the
+figures pool all folds)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from synth.benchmarks.gorecdial import baselines
 from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
 from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert
 from synth.benchmarks.gorecdial.expert import ExpertConfig
-from synth.benchmarks.gorecdial.games import Game, GameSet, folds, load_games
+from synth.benchmarks.gorecdial.games import Game, GameSet, held_out_splits, load_games
 from synth.benchmarks.gorecdial.human_games import RedialGames, game_specs
 from synth.benchmarks.gorecdial.play import PlayedGame, game_metrics, play_all
 from synth.benchmarks.gorecdial.seekers import LlmSeeker, RetrievalSeeker
@@ -105,8 +106,7 @@ def run_gorecdial(settings: GoRecDialOptions, *, console: Console | None = None)
 
 
 def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Console | None) -> dict[str, Any]:
-    same = train.fingerprint == test.fingerprint
-    splits = folds(train.games, settings.folds, settings.seed) if same else [(train.games, test.games)]
+    splits = held_out_splits(train.games, test.games, settings.folds, settings.seed)
     held_out = [g for _, t in splits for g in t]
     llm_sample = {g.id for g in random.Random(settings.seed).sample(held_out, min(settings.llm_games, len(held_out)))}
     rules = GoRecDialRules()
@@ -151,7 +151,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
     return {
         "train": train.label,
         "test": test.label,
-        "evaluation": f"{len(splits)}-fold cross-validation over the games" if same else "held-out test set",
+        "evaluation": _evaluation(train, test, len(splits)),
         "train_games": [len(games) for games, _ in splits],  # per fold
         "test_games": len(held_out),
         "supervised": supervised,
@@ -165,6 +165,14 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
         "llm_usage": llm_usage,
         "times": {k: round(v, 1) for k, v in times.items()},
     }
+
+
+def _evaluation(train: GameSet, test: GameSet, splits: int) -> str:
+    if splits == 1:
+        return "held-out test set"
+    if train.fingerprint == test.fingerprint:
+        return f"{splits}-fold cross-validation over the games"
+    return f"{splits}-fold cross-validation over the test games (the training set holds them)"
 
 
 def _baselines(train: Sequence[Game], test: Sequence[Game], seed: int, setup: Any, tallies: dict[str, Tally]) -> None:

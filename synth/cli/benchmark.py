@@ -88,7 +88,7 @@ def benchmark(
     ),
     refit: bool = typer.Option(False, "--refit", help="Train again even when a fitted model is cached."),
     progress: bool = progress_option(),
-    folds: int = typer.Option(5, min=2, help="gorecdial: folds when a test set is the training set."),
+    folds: int = typer.Option(5, min=2, help="gorecdial: folds when the training set holds a test set's games."),
     epochs: int = typer.Option(40, min=1, help="gorecdial: supervised epochs of each expert variant."),
     botplay_updates: int = typer.Option(150, min=0, help="gorecdial: bot-play updates (8 games each)."),
     movie_prior: bool = typer.Option(

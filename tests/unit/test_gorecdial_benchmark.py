@@ -7,6 +7,7 @@ the correct candidate is the only one of that genre, so a working PREDICT must f
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -17,7 +18,7 @@ from synth.benchmarks.crs.datasets import DatasetSpec
 from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
 from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert, ranks
 from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, ExpertConfig
-from synth.benchmarks.gorecdial.games import Game, Utterance, folds, load_games, record_game
+from synth.benchmarks.gorecdial.games import Game, Utterance, folds, held_out_splits, load_games, record_game
 from synth.benchmarks.gorecdial.play import game_metrics, play_all
 from synth.benchmarks.gorecdial.seekers import RetrievalSeeker
 from synth.benchmarks.gorecdial.training import loss_weights, train_supervised
@@ -195,7 +196,9 @@ def test_bot_play_makes_a_hesitant_expert_recommend():
     supervised = train_supervised(train, "+DECIDE", SMALL, seed=0)
     seeker = RetrievalSeeker(train)
     before = game_metrics(asyncio.run(play_all(supervised, seeker, test, rules)), rules.max_utterances)
-    plan, rewards = run_bot_play(supervised, train, seeker, rules, BotPlayConfig(updates=40), seed=0)
+    # 80 updates, not the 40 that sufficed on another CPU: at 40 the sampled reward has risen but the greedy
+    # decision sits near the line, so a CPU's floating-point rounding decided the test (0.0 on this machine)
+    plan, rewards = run_bot_play(supervised, train, seeker, rules, BotPlayConfig(updates=80), seed=0)
     after = game_metrics(asyncio.run(play_all(plan, seeker, test, rules)), rules.max_utterances)
     assert before["goal"] <= 0.3 and after["goal"] >= before["goal"] + 0.5
     assert sum(rewards[-10:]) > sum(rewards[:10])
@@ -227,3 +230,17 @@ def test_cli_writes_both_tables_and_plots(tmp_path):
     assert (out / "gorecdial.png").stat().st_size > 10_000 and (out / "gorecdial_botplay.png").exists()
     refused = run_synth("benchmark", "--suite", "gorecdial", "--train", "inspired-test", "--test", f"gen={run}")
     assert refused.returncode != 0 and "reads GoRecDial games" in refused.stderr
+
+
+def test_a_pooled_training_set_never_scores_its_own_games():
+    """`both=human+generated` scored on the human games: every human game is held out once and each fold
+    trains on all generated games plus the other folds' human games; disjoint sets are one split."""
+    human = made_up_games(10, 0)
+    generated = [dataclasses.replace(g, id=f"gen-{g.id}") for g in made_up_games(6, 100)]
+    splits = held_out_splits([*human, *generated], human, 5, seed=3)
+    assert sorted(g.id for _, held in splits for g in held) == sorted(g.id for g in human)
+    for train, held in splits:
+        assert not {g.id for g in train} & {g.id for g in held}
+        assert {g.id for g in generated} <= {g.id for g in train} and len(train) == 6 + 8
+    assert held_out_splits(generated, human, 5, seed=3) == [(generated, human)]
+    assert held_out_splits(human, human, 5, seed=3) == folds(human, 5, seed=3)
