@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from synth.errors import SynthError
+from synth.kv_store import KeyValueStore
 from synth.llm.gguf_models import cache_dir
 
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -45,34 +45,17 @@ class EmbeddingCache:
 
     def __init__(self, path: Path | None = None):
         self.path = path or cache_dir().parent / "embeddings.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS embedding (model TEXT, text_sha256 TEXT, vector BLOB NOT NULL,"
-            " PRIMARY KEY (model, text_sha256))"
-        )
+        self._store = KeyValueStore(self.path, "embedding_vector")
 
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT text_sha256, vector FROM embedding WHERE model = ? AND text_sha256 IN ({marks})", (model, *chunk)
-            )
-            found.update({key: np.frombuffer(blob, dtype=np.float32) for key, blob in rows})
-        return found
+        stored = self._store.get_many(f"{model}\n{key}" for key in keys)
+        return {key.split("\n", 1)[1]: np.frombuffer(blob, dtype=np.float32) for key, blob in stored.items()}
 
     def put_many(self, model: str, vectors: dict[str, np.ndarray]) -> None:
-        with self._db:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO embedding VALUES (?, ?, ?)",
-                [(model, key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in vectors.items()],
-            )
+        self._store.put_many({f"{model}\n{key}": np.asarray(v, dtype=np.float32).tobytes() for key, v in vectors.items()})
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 def text_key(text: str) -> str:

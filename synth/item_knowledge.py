@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
 from synth.domain import Domain
+from synth.kv_store import KeyValueStore
 from synth.llm.base import ChatBackend
 from synth.llm.gguf_models import cache_dir
 from synth.progress import progress_bar
@@ -33,20 +33,17 @@ class SummaryCache:
 
     def __init__(self, path: Path | None = None):
         self.path = path or cache_dir().parent / "item_summaries.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path)
-        self._db.execute("CREATE TABLE IF NOT EXISTS summary (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._store = KeyValueStore(self.path, "summary")
 
     def get(self, key: str) -> dict[str, str] | None:
-        row = self._db.execute("SELECT value FROM summary WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        value = self._store.get(key)
+        return json.loads(value) if value is not None else None
 
     def put(self, key: str, value: dict[str, str]) -> None:
-        with self._db:
-            self._db.execute("INSERT OR REPLACE INTO summary VALUES (?, ?)", (key, json.dumps(value)))
+        self._store.put(key, json.dumps(value))
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 def summary_key(model: str, prompt_hash: str, item: Item, reviews: list[Review]) -> str:

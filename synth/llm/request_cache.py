@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from synth.kv_store import KeyValueStore
 from synth.llm.base import ChatBackend, Completion, Message, ModelInfo
 
 
@@ -26,21 +26,18 @@ class RequestCache:
     """SQLite: key -> the Completion of a finished call."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path)
-        self._db.execute("CREATE TABLE IF NOT EXISTS completion (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._store = KeyValueStore(path, "completion")
 
     def get(self, key: str) -> Completion | None:
-        row = self._db.execute("SELECT value FROM completion WHERE key = ?", (key,)).fetchone()
-        return Completion(**json.loads(row[0])) if row else None
+        value = self._store.get(key)
+        return Completion(**json.loads(value)) if value is not None else None
 
     def put(self, key: str, completion: Completion) -> None:
-        with self._db:
-            self._db.execute("INSERT OR REPLACE INTO completion VALUES (?, ?)", (key, json.dumps(asdict(completion))))
+        self._store.put(key, json.dumps(asdict(completion)))
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 class CachedBackend:
