@@ -13,6 +13,7 @@ from pathlib import Path
 from synth.analysis.stats.corpus import resolve_spec, utterance_text
 from synth.benchmarks.crs.items import ItemSpace, MappingReport
 from synth.data.dialogues import Dialogue, Role
+from synth.data.fetch import stream_digest
 from synth.datasets import detect_format, export_marker, load_dialogues
 from synth.errors import InputError, SynthError
 from synth.filters.titles import TitleSpotter
@@ -147,15 +148,13 @@ def run_catalog(path: Path) -> dict[str, Item]:
 
 def file_digest(path: Path) -> str:
     """sha256 of a file, or of every file under a folder (a Hugging Face export's split), in name order."""
-    digest = hashlib.sha256()
     if path.is_dir():
+        digest = hashlib.sha256()
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             digest.update(file_digest(file).encode())
         return digest.hexdigest()
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return stream_digest(handle)
 
 
 def describe(datasets: Iterable[BenchmarkDataset]) -> dict[str, dict[str, object]]:

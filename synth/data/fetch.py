@@ -46,22 +46,24 @@ def locate(name: str, file_name: str, shared: Path, option: str) -> Path:
     )
 
 
-def _matches(stream: BinaryIO, checksum: str) -> bool:
-    """Whether the bytes of `stream` have `checksum` ("sha256:...", "md5:...")."""
-    algorithm, expected = checksum.split(":", 1)
+def stream_digest(stream: BinaryIO, algorithm: str = "sha256") -> str:
+    """The hex digest of what is left in `stream`, read in blocks (hashlib.file_digest needs Python 3.11)."""
     digest = hashlib.new(algorithm)
     for block in iter(lambda: stream.read(1 << 20), b""):
         digest.update(block)
-    return digest.hexdigest() == expected
+    return digest.hexdigest()
+
+
+def _matches(stream: BinaryIO, checksum: str) -> bool:
+    """Whether the bytes of `stream` have `checksum` ("sha256:...", "md5:...")."""
+    algorithm, expected = checksum.split(":", 1)
+    return stream_digest(stream, algorithm) == expected
 
 
 def sha256_of(path: Path) -> str:
     """'sha256:HEX' of the file at `path`, read in blocks."""
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return f"sha256:{digest.hexdigest()}"
+        return f"sha256:{stream_digest(handle)}"
 
 
 def received_checksums(folder: Path) -> dict[str, str]:
