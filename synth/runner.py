@@ -28,16 +28,17 @@ from synth.records import DialogueRecord
 from synth.runs.atomic import write_items
 from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE
 from synth.runs.manifest import (
-    REPLY_COUNTS,
     Counts,
     Manifest,
     ModelRecord,
     RequestCounts,
     Status,
     Tokens,
+    add_counts,
     check_same_run,
     new_manifest,
     now,
+    with_source_counts,
     write_manifest,
 )
 from synth.runs.records import drop_torn_tail, finished_records
@@ -66,25 +67,32 @@ def cache_counts(backend: ChatBackend) -> dict[str, int]:
     return {}
 
 
+def record_counts(record: DialogueRecord) -> Counts:
+    """What one written dialogue adds to the manifest's counts."""
+    kept = Counter(d.split(":")[0] for t in record.turns if t.checks for d in t.checks.kept_defects)
+    return Counts(
+        written=1,
+        accepted_target=record.outcome.accepted_target,
+        failed=bool(record.errors),
+        wrong_acceptances=record.outcome.ended_by == "wrong_acceptance",
+        defects_kept=dict(kept) or None,
+        format_retries=record.generation.format_retries,
+        reply_resamples=record.generation.reply_resamples,
+        replies_kept_with_defects=sum(bool(t.checks and t.checks.kept_defects) for t in record.turns),
+        replies_repaired=sum(bool(t.checks and t.checks.repaired) for t in record.turns),
+    )
+
+
 class _Tally:
-    def __init__(self) -> None:
-        self.counts = {"requested": 0, "written": 0, "accepted_target": 0, "failed": 0, "wrong_acceptances": 0,
-                       **dict.fromkeys(REPLY_COUNTS, 0)}
+    def __init__(self, requested: int) -> None:
+        self.counts = Counts(requested=requested, wrong_acceptances=0, defects_kept={}, format_retries=0,
+                             reply_resamples=0, replies_kept_with_defects=0, replies_repaired=0)
         self.tokens = {"prompt": 0, "completion": 0}
-        self.defects: Counter[str] = Counter()
         self.ids: set[str] = set()
 
     def add(self, record: DialogueRecord) -> None:
         self.ids.add(record.id)
-        self.counts["written"] += 1
-        self.counts["accepted_target"] += record.outcome.accepted_target
-        self.counts["failed"] += bool(record.errors)
-        self.counts["wrong_acceptances"] += record.outcome.ended_by == "wrong_acceptance"
-        self.defects.update(d.split(":")[0] for t in record.turns if t.checks for d in t.checks.kept_defects)
-        self.counts["format_retries"] += record.generation.format_retries
-        self.counts["reply_resamples"] += record.generation.reply_resamples
-        self.counts["replies_kept_with_defects"] += sum(bool(t.checks and t.checks.kept_defects) for t in record.turns)
-        self.counts["replies_repaired"] += sum(bool(t.checks and t.checks.repaired) for t in record.turns)
+        add_counts(self.counts, record_counts(record))
         self.tokens["prompt"] += record.generation.prompt_tokens
         self.tokens["completion"] += record.generation.completion_tokens
         if record.generation.prompt_tokens_evaluated is not None:
@@ -121,12 +129,11 @@ async def generate(
     game = BUILDERS[config.mode](config, data, backend, prompts, planned)
     specs = shard_specs(planned.specs, *config.shard_parts)
     dialogues_path = prepare_output(out_dir, config, overwrite)
-    tally = _Tally()
-    tally.counts["requested"] = len(specs)
+    tally = _Tally(requested=len(specs))
     for record in finished_records(dialogues_path):  # a resumed run counts what it already wrote
         tally.add(record)
     done = tally.ids
-    tally.counts["resumed_with"] = len(done)
+    tally.counts.resumed_with = len(done)
     specs = [spec for spec in specs if spec.id not in done]
 
     traffic = traffic_of(backend)
@@ -136,7 +143,7 @@ async def generate(
             config,
             model=ModelRecord(**asdict(backend.model_info)),
             prompt_hashes=prompts.hashes,
-            counts=Counts(**{**tally.counts, **data.counts, **cache_counts(backend)}, defects_kept=dict(sorted(tally.defects.items()))),
+            counts=with_source_counts(tally.counts.model_copy(update=cache_counts(backend)), data.counts),
             tokens=Tokens(**tally.tokens),
             cost_usd=config.cost_usd(tally.tokens["prompt"], tally.tokens["completion"]),
             started=started,
@@ -196,9 +203,9 @@ async def _play_all(
     fields = ["{task.fields[rates]}", "failed {task.fields[failed]}"] + (["{task.fields[traffic]}"] if traffic else [])
     with progress_bar(config.progress, "[bold]dialogues", *fields, eta=True) as progress, \
             path.open("a", encoding="utf-8") as out:
-        resumed, resumed_tokens = tally.counts["written"], tally.tokens["prompt"] + tally.tokens["completion"]
+        resumed, resumed_tokens = tally.counts.written, tally.tokens["prompt"] + tally.tokens["completion"]
         task = progress.add_task("generate", total=resumed + len(specs), completed=resumed, rates="",
-                                 failed=tally.counts["failed"], traffic="")
+                                 failed=tally.counts.failed, traffic="")
 
         def save(record: DialogueRecord) -> None:
             gen = record.generation
@@ -208,8 +215,8 @@ async def _play_all(
             tally.add(record)
             elapsed = max(time.perf_counter() - clock, 1e-9)
             tokens = tally.tokens["prompt"] + tally.tokens["completion"] - resumed_tokens
-            rates = _rates(tally.counts["written"] - resumed, tokens, elapsed)
-            progress.update(task, advance=1, rates=rates, failed=tally.counts["failed"])
+            rates = _rates(tally.counts.written - resumed, tokens, elapsed)
+            progress.update(task, advance=1, rates=rates, failed=tally.counts.failed)
             if on_record is not None:
                 on_record(record)
 
@@ -217,7 +224,7 @@ async def _play_all(
 
         async def worker() -> None:
             for spec in pending:
-                spent = Spent(tally.counts["written"], tally.tokens["prompt"], tally.tokens["completion"])
+                spent = Spent(tally.counts.written, tally.tokens["prompt"], tally.tokens["completion"])
                 if budget is not None and not budget.allows(spent, in_flight["games"]):
                     in_flight["refused"] += 1
                     return

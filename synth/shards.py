@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from synth.errors import SynthError
 from synth.runs.layout import DIALOGUES_FILE, MANIFEST_FILE, copy_items
-from synth.runs.manifest import REPLY_COUNTS, Counts, Manifest, Tokens, now, read_manifest, write_manifest
+from synth.runs.manifest import Counts, Manifest, Tokens, add_counts, now, read_manifest, write_manifest
 from synth.runs.records import drop_torn_tail, finished_records
 
 Spec = TypeVar("Spec")
@@ -74,18 +73,7 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> Manifest:
                 ids[record.id] = index
                 out.write(record.model_dump_json() + "\n")
             shard_counts, shard_tokens = manifests[shards[index]].counts, manifests[shards[index]].tokens
-            counts.requested += shard_counts.requested
-            counts.written += shard_counts.written
-            counts.accepted_target += shard_counts.accepted_target
-            counts.failed += shard_counts.failed
-            if shard_counts.wrong_acceptances is not None:
-                counts.wrong_acceptances = (counts.wrong_acceptances or 0) + shard_counts.wrong_acceptances
-            if shard_counts.defects_kept:
-                kept = Counter(counts.defects_kept or {}) + Counter(shard_counts.defects_kept)
-                counts.defects_kept = dict(sorted(kept.items()))
-            for key in REPLY_COUNTS:
-                if key in (shard_counts.model_extra or {}):
-                    setattr(counts, key, getattr(counts, key, 0) + shard_counts.model_extra[key])
+            add_counts(counts, shard_counts)
             tokens.prompt += shard_tokens.prompt
             tokens.completion += shard_tokens.completion
             if shard_tokens.prompt_evaluated is not None:  # counted by the embedded model only

@@ -66,12 +66,12 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
                          ("filtered out", counts.filtered_out), ("llm calls to model", counts.llm_calls_to_model)):
         if count is not None:
             figures.append((label, f"{count:,}"))
-    extra = counts.model_extra or {}
-    for label, key in (("format retries", "format_retries"), ("replies re-sampled by the reply checks", "reply_resamples"),
-                       ("replies kept with a defect at the re-sample limit", "replies_kept_with_defects"),
-                       ("recommendations repaired to name their item", "replies_repaired")):
-        if key in extra:
-            figures.append((label, f"{extra[key]:,}"))
+    for label, count in (("format retries", counts.format_retries),
+                         ("replies re-sampled by the reply checks", counts.reply_resamples),
+                         ("replies kept with a defect at the re-sample limit", counts.replies_kept_with_defects),
+                         ("recommendations repaired to name their item", counts.replies_repaired)):
+        if count is not None:
+            figures.append((label, f"{count:,}"))
     for name, kept in (counts.defects_kept or {}).items():
         figures.append((f"replies kept with {name}", f"{kept:,}"))
     for label, count in (("prompt tokens", tokens.prompt), ("completion tokens", tokens.completion),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -46,17 +48,15 @@ class ModelRecord(BaseModel):
     extra: dict[str, Any] = {}
 
 
-# Counts of the reply checks and format retries, summed over dialogues (kept as Counts' extra keys).
-REPLY_COUNTS = ("format_retries", "reply_resamples", "replies_kept_with_defects", "replies_repaired")
-
-
 class Counts(_Sparse):
-    """Dialogues asked for and written, and what the data source and the request cache counted (kept as
-    extra keys: persona_users_*, sets_*, bad_lines_skipped, ...)."""
+    """What a run counted, by source: its dialogues (typed fields, summed over dialogues and over shards by
+    `add_counts`), the request cache (typed) and the data source, plan and summaries (extra keys that vary by
+    source and mode: persona_users_*, sets_*, bad_lines_skipped, ...; joined by `with_source_counts`)."""
 
     model_config = ConfigDict(extra="allow")
     omit_when_none = frozenset({"resumed_with", "filtered_out", "llm_calls_from_cache", "llm_calls_to_model", "defects_kept",
-                                "wrong_acceptances"})
+                                "wrong_acceptances", "format_retries", "reply_resamples", "replies_kept_with_defects",
+                                "replies_repaired"})
 
     requested: int = 0
     written: int = 0
@@ -70,11 +70,45 @@ class Counts(_Sparse):
     filtered_out: int | None = None  # a filtered folder: dialogues the filters dropped
     llm_calls_from_cache: int | None = None
     llm_calls_to_model: int | None = None
+    # the reply checks and format retries, summed over dialogues (None: a run from before synth counted them)
+    format_retries: int | None = None
+    reply_resamples: int | None = None
+    replies_kept_with_defects: int | None = None
+    replies_repaired: int | None = None
 
     @property
     def extra(self) -> dict[str, Any]:
         """The counts of the data source (keys vary by source and mode)."""
         return dict(self.model_extra or {})
+
+
+# The dialogue counts that shards add up (the rest are the run's: the data source's, the cache's, the filter's).
+SUMMED_COUNTS = ("requested", "written", "accepted_target", "failed", "wrong_acceptances", "format_retries",
+                 "reply_resamples", "replies_kept_with_defects", "replies_repaired")
+
+
+def add_counts(total: Counts, part: Counts) -> None:
+    """Add `part`'s dialogue counts and kept defects to `total` (a count that `part` lacks adds nothing; one that
+    `total` lacks starts from `part`'s)."""
+    for name in SUMMED_COUNTS:
+        value = getattr(part, name)
+        if value is not None:
+            setattr(total, name, (getattr(total, name) or 0) + value)
+    if part.defects_kept:
+        kept = Counter(total.defects_kept or {}) + Counter(part.defects_kept)
+        total.defects_kept = dict(sorted(kept.items()))
+
+
+def with_source_counts(counts: Counts, *sources: Mapping[str, int]) -> Counts:
+    """`counts` with the counts of the data source, plan, summaries and cache added as their keys; a key that two
+    sources give, or that names a typed count, is a bug, never silently overwritten."""
+    joined: dict[str, int] = {}
+    for source in sources:
+        clash = (set(source) & set(joined)) | (set(source) & set(Counts.model_fields))
+        if clash:
+            raise ValueError(f"manifest counts given twice: {sorted(clash)}")
+        joined.update(source)
+    return counts.model_copy(update=joined)
 
 
 class Tokens(_Sparse):

@@ -142,8 +142,8 @@ def test_a_run_counts_its_resamples_and_the_quality_filter_drops_with_reasons(tm
     records = [found.record for found in iter_records(run / "dialogues.jsonl")]
     resampled = sum(len(t.checks.resampled) for r in records for t in r.turns if t.checks)
     assert resampled > 0 and resampled == sum(r.generation.reply_resamples for r in records)
-    counts = read_manifest(run / "manifest.json").counts.model_extra
-    assert counts["reply_resamples"] == resampled and counts["replies_kept_with_defects"] > 0
+    counts = read_manifest(run / "manifest.json").counts
+    assert counts.reply_resamples == resampled and counts.replies_kept_with_defects > 0
     report = asyncio.run(filter_run(run, filtered, FilterConfig(filters=["quality"])))
     assert report.dropped > 0
     dropped = [json.loads(line) for line in (filtered / "dropped.jsonl").read_text().splitlines()]

@@ -13,7 +13,15 @@ from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.runner import generate
 from synth.runs.atomic import write_text_atomic
 from synth.runs.folder import RunFolder
-from synth.runs.manifest import SCHEMA_VERSION, Manifest, read_manifest, write_manifest
+from synth.runs.manifest import (
+    SCHEMA_VERSION,
+    Counts,
+    Manifest,
+    add_counts,
+    read_manifest,
+    with_source_counts,
+    write_manifest,
+)
 from synth.runs.records import iter_records
 
 VERSION_0 = {  # a manifest as synth wrote it before manifests carried a schema version
@@ -128,3 +136,17 @@ def test_a_run_started_by_an_older_synth_resumes(tmp_path):
     resumed = asyncio.run(generate(config, old, backend=ScriptedBackend(rule_following_script)))
     assert resumed.counts.resumed_with == 2 and resumed.counts.written == 4 and resumed.schema_version == SCHEMA_VERSION
     assert (old / "dialogues.jsonl").read_text() == "".join(lines)
+
+
+def test_counts_add_by_type_and_source_counts_never_overwrite_one_another():
+    old_shard = Counts(requested=2, written=2, accepted_target=1, defects_kept={"copies": 1})  # before reply counts
+    total = Counts(requested=3, written=3, reply_resamples=4, defects_kept={"copies": 2, "recites": 1})
+    add_counts(total, old_shard)
+    assert (total.requested, total.written, total.accepted_target, total.reply_resamples) == (5, 5, 1, 4)
+    assert total.defects_kept == {"copies": 3, "recites": 1} and total.format_retries is None
+    joined = with_source_counts(total, {"sets_kept": 3}, {"persona_users_eligible": 9})
+    assert joined.extra == {"sets_kept": 3, "persona_users_eligible": 9} and joined.written == 5
+    with pytest.raises(ValueError, match="given twice: \\['sets_kept'\\]"):
+        with_source_counts(total, {"sets_kept": 3}, {"sets_kept": 4})
+    with pytest.raises(ValueError, match="given twice: \\['written'\\]"):
+        with_source_counts(total, {"written": 9})
