@@ -12,7 +12,8 @@ from rank_bm25 import BM25Okapi
 from scipy.sparse import csc_matrix
 
 from synth.records import Item, ScoredItem
-from synth.retrievers.text import item_text, tokenize
+from synth.retrievers.text import item_text
+from synth.tokens import search_terms
 
 
 def okapi_weights(bm25: BM25Okapi) -> tuple[csc_matrix, dict[str, int]]:
@@ -35,12 +36,12 @@ class BM25Retriever:
     def __init__(self, catalog: dict[str, Item]):
         self._ids = list(catalog)
         self._row = {item_id: row for row, item_id in enumerate(self._ids)}
-        self.bm25 = BM25Okapi([tokenize(item_text(catalog[i])) or ["_"] for i in self._ids])
+        self.bm25 = BM25Okapi([search_terms(item_text(catalog[i])) or ["_"] for i in self._ids])
         self._weights, self._vocabulary = okapi_weights(self.bm25)
 
     def scores(self, query: str) -> np.ndarray:
-        """BM25Okapi.get_scores(tokenize(query)) for every catalog item, in catalog order."""
-        counts = Counter(t for t in tokenize(query) if t in self._vocabulary)
+        """BM25Okapi.get_scores(search_terms(query)) for every catalog item, in catalog order."""
+        counts = Counter(t for t in search_terms(query) if t in self._vocabulary)
         if not counts:
             return np.zeros(len(self._ids))
         columns = [self._vocabulary[t] for t in counts]

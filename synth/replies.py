@@ -1,4 +1,12 @@
-"""Reply formats of the two simulators: the JSON schemas sent to the backend, and tolerant parsing."""
+"""Reply formats of the two simulators: the JSON schemas sent to the backend, and tolerant parsing.
+
+The schemas and the parsing are our own rather than pydantic models: each turn's schema is built for that turn
+(the candidates' enum, an accept the rules fix as a const, a question field with its pattern, per-role length
+caps), and parsing repairs what a model gets wrong instead of refusing it (a leaked role prefix, quotes, an
+utterance the length cap cut, a reply without its question field). Models would need a class per variant and
+a validator for each repair, and their generated schemas (titles, $defs) would change the grammars the
+embedded model decodes under.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +17,11 @@ from typing import Any
 
 from synth.records import Item, ReplyChecks
 from synth.short_titles import ShortTitleRule, short_title, spoken_titles
+from synth.tokens import ascii_words
 
 END_MARKER = "[EOD]"
 NO_ITEM = "none"  # a recommender that may only speak this turn names no item
 _ROLE_PREFIX = re.compile(r"^\s*(?:seeker|recommender|user|assistant|you)\s*:\s*", re.IGNORECASE)
-_NON_WORD = re.compile(r"[^a-z0-9]+")
 _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
 # Length caps (characters) that keep a whole reply inside the default max_tokens of 160.
 UTTERANCE_MAX_CHARS = 300
@@ -175,7 +183,7 @@ def parse_seeker(text: str, *, decides: bool, max_chars: int = UTTERANCE_MAX_CHA
 
 def normalise_title(title: str) -> str:
     """Lower-case words only, year suffix dropped: 'The Matrix (1999)' -> 'the matrix'."""
-    return _NON_WORD.sub(" ", _YEAR_SUFFIX.sub("", title).lower()).strip()
+    return " ".join(ascii_words(_YEAR_SUFFIX.sub("", title)))
 
 
 def match_candidate(name: str, candidates: list[Item], short_titles: ShortTitleRule = "whole") -> Item | None:

@@ -8,11 +8,12 @@ import numpy as np
 
 from synth.analysis.metrics.generation import bleu, mean_token_f1, rouge
 from synth.analysis.metrics.ranking import mrr, ndcg_at, recall_at
-from synth.analysis.metrics.text import crslab_distinct, distinct_n, words
+from synth.analysis.metrics.text import crslab_distinct, distinct_n
 from synth.benchmarks.crs.baselines.base import Recommender, Responder
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.items import ItemSpace
 from synth.progress import track
+from synth.tokens import words
 
 BATCH = 256
 CUTOFF = 50  # MRR and NDCG cutoff

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.baselines.base import Setup, TrainingData
 from synth.benchmarks.crs.baselines.rankers import DenseRanker, TfidfRanker
 from synth.benchmarks.crs.cases import ResponseCase
@@ -24,6 +23,7 @@ from synth.benchmarks.crs.torch_support import BENCH_HINT
 from synth.benchmarks.gorecdial.evaluate import KS, Tally, speak_turns
 from synth.benchmarks.gorecdial.games import CANDIDATES, Game, movie_text
 from synth.errors import SynthError
+from synth.tokens import words
 
 CONTEXT_UTTERANCES = 8
 

@@ -20,10 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.torch_support import require_torch
 from synth.benchmarks.gorecdial.games import CANDIDATES, Game, Utterance, movie_text
 from synth.records import Item
+from synth.tokens import words
 
 PAD, UNK, BOS, EOS, SEEKER, EXPERT = range(6)
 SPECIALS = ["<pad>", "<unk>", "<bos>", "<eos>", "<seeker>", "<expert>"]

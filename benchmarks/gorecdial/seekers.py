@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
-from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.torch_support import BENCH_HINT
 from synth.benchmarks.gorecdial.games import Game, Utterance, movie_text
 from synth.errors import SynthError
@@ -21,6 +20,7 @@ from synth.llm.base import ChatBackend
 from synth.prompting import PromptSet
 from synth.records import Turn
 from synth.simulators import Sampling, Usage
+from synth.tokens import words
 from synth.turns import transcript
 
 Kind = Literal["answer", "accept", "reject"]

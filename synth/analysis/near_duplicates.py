@@ -9,7 +9,6 @@ kept dialogues' shingle hashes, never their texts."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ from datasketch.hashfunc import sha1_hash32
 
 from synth.records import DialogueRecord
 from synth.replies import END_MARKER
+from synth.tokens import word_runs
 
 DEFAULT_THRESHOLD = 0.5  # Jaccard of 3-word shingles: about one word in ten changed (benchmarks/perf/dedup.py)
 DEFAULT_SHINGLE = 3
@@ -28,7 +28,6 @@ SCHEME = "affine32"
 # The index looks for candidates from a Jaccard this much below the threshold (64 permutations: 16 bands of
 # 4), so that few pairs at the threshold are missed; each candidate costs one exact Jaccard.
 LSH_MARGIN = 0.1
-_WORD = re.compile(r"\w+")
 _HASH = np.dtype("<u4")  # shingle hashes and signatures travel as little-endian uint32
 
 
@@ -73,7 +72,7 @@ def dialogue_text(record: DialogueRecord) -> str:
 def shingle_hashes(text: str, shingle: int = DEFAULT_SHINGLE) -> np.ndarray:
     """The sorted, distinct 32-bit hashes of the text's `shingle`-word shingles (lower-cased words; a text
     shorter than a shingle is one shingle; no words, no shingles)."""
-    words = _WORD.findall(text.lower())
+    words = word_runs(text.lower())
     count = max(len(words) - shingle + 1, 1) if words else 0
     hashes = [sha1_hash32(" ".join(words[i : i + shingle]).encode()) for i in range(count)]
     return np.unique(np.array(hashes, dtype=np.uint32))

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from synth.records import DialogueRecord, Item
 from synth.replies import END_MARKER
 from synth.short_titles import ShortTitleRule, short_title
+from synth.tokens import word_runs
 
 _END_MARKER = re.compile(rf"\s*\[?\b{re.escape(END_MARKER.strip('[]'))}\b\]?")  # "[EOD]", and "EOD" as models write it
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")  # markdown bold / italics around words
 _SPACE = re.compile(r"[ \t]+")
-_TOKEN = re.compile(r"\w+")
 _ARTICLES = {"the", "a", "an"}
 _ALIAS = re.compile(r"\s+\((?:a\.k\.a\. )?[^()]*\)$")  # MovieLens: "Amelie (Fabuleux destin d'Amélie Poulain, Le)"
 _EDGES = re.compile(r"^(\W*).*?(\W*)$", re.DOTALL)
@@ -115,10 +115,10 @@ def _short_forms(items: list[Item], rule: ShortTitleRule) -> list[Item]:
 def _title_patterns(item: Item) -> list[str]:
     bare = _ALIAS.sub("", item.title)
     main = bare.split(":")[0]  # "Kill Bill" for "Kill Bill: Vol. 1", when the main title has two words or more
-    titles = dict.fromkeys([item.title, bare] + ([main] if main != bare and len(_TOKEN.findall(main)) >= 2 else []))
+    titles = dict.fromkeys([item.title, bare] + ([main] if main != bare and len(word_runs(main)) >= 2 else []))
     patterns = []
     for title in titles:
-        words = _TOKEN.findall(title)
+        words = word_runs(title)
         if not words:
             continue
         body = r"[\W_]+".join(re.escape(word) for word in words)

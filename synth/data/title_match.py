@@ -8,8 +8,8 @@ from collections import defaultdict
 
 from synth.data.movielens import split_title
 from synth.records import Item
+from synth.tokens import ascii_words
 
-_WORD = re.compile(r"[a-z0-9]+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an) ")
 _ALIAS = re.compile(r"\s+\((?:a\.k\.a\. )?([^()]*)\)")  # MovieLens: "Amelie (Fabuleux destin d'Amélie Poulain, Le)"
 
@@ -17,7 +17,7 @@ _ALIAS = re.compile(r"\s+\((?:a\.k\.a\. )?([^()]*)\)")  # MovieLens: "Amelie (Fa
 def normalise(text: str) -> str:
     """Lower-case ASCII words separated by single spaces: no accents or punctuation, '&' as 'and'."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower().replace("&", " and ")
-    return " ".join(_WORD.findall(ascii_text))
+    return " ".join(ascii_words(ascii_text))
 
 
 def title_key(title: str) -> str:

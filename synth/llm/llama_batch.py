@@ -11,6 +11,10 @@ only checks that one token (as llama.cpp's own sampler does). When the pick brea
 decoding takes the best allowed token among the 64 best, and only when none of them is allowed (or when
 sampling) is the whole vocabulary masked. Sampling: greedy at temperature 0, otherwise top-k 40, top-p 0.95,
 min-p 0.05 and the temperature (llama-cpp-python's defaults), from a generator seeded per request.
+
+The sampler is our own (numpy over the step's logits) rather than llama.cpp's sampler chain: a chain applies
+its grammar sampler to every candidate on every token, and the pick-then-check fallback above lives in
+llama.cpp's C++ common library (common_sampler), which llama-cpp-python's C API does not expose.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from synth.analysis.acts.taxonomy import Role
-from synth.analysis.metrics.text import words
 from synth.data.dialogues import Dialogue, merge_turns
 from synth.data.iard import load_iard
 from synth.data.paths import shared_data_root
@@ -32,6 +31,7 @@ from synth.strategy.model import (
     requests,
     shipped_strategy_path,
 )
+from synth.tokens import words
 
 IARD_FILE = "iard/umap2020_IARD_Cai.json"
 MIN_LABEL = 5  # act sets seen fewer times are folded into their most common subset

@@ -15,7 +15,8 @@ from synth.retrievers.dense import DenseRetriever, query_tail
 from synth.retrievers.embeddings import EmbeddingCache, SentenceEncoder, resolve_embedding_model, text_key
 from synth.retrievers.factory import build_retriever
 from synth.retrievers.hybrid import HybridRetriever
-from synth.retrievers.text import item_text, tokenize
+from synth.retrievers.text import item_text
+from synth.tokens import search_terms
 from tests.helpers import QUERIES, SMALL
 
 
@@ -142,7 +143,7 @@ def test_unknown_retriever_is_refused(catalog):
 def test_bm25_scores_are_rank_bm25_scores(catalog):
     retriever = BM25Retriever(catalog)
     for query in ["hacker simulation kung-fu rebels philosophy", "a funny film funny funny", "zzz unknown words"]:
-        expected = retriever.bm25.get_scores(tokenize(query))
+        expected = retriever.bm25.get_scores(search_terms(query))
         assert np.allclose(retriever.scores(query), expected)
         ranked = retriever.search(query, set(catalog), 5)
         assert [s.score for s in ranked] == pytest.approx(sorted(expected, reverse=True)[:5])

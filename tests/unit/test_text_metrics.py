@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from synth.analysis.metrics.similarity import mean_pairwise_cosine, sample_indices
-from synth.analysis.metrics.text import DistinctNgrams, distinct_n, ngram_specificity, ngrams, words
+from synth.analysis.metrics.text import DistinctNgrams, distinct_n, ngram_specificity, ngrams
+from synth.tokens import words
 
 
 def test_words_are_lower_cased_word_runs_keeping_inner_apostrophes():

@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.baselines.base import Setup, TrainingData
 from synth.benchmarks.crs.cases import ResponseCase
 from synth.benchmarks.crs.torch_support import BENCH_HINT
 from synth.errors import SynthError
+from synth.tokens import words
 
 KEY_UTTERANCES = 2
 CHUNK = 1024

@@ -9,12 +9,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from synth.analysis.metrics.text import words
 from synth.benchmarks.crs.baselines.base import Setup, TrainingData
 from synth.benchmarks.crs.cases import ResponseCase
 from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
 from synth.errors import SynthError
 from synth.progress import track
+from synth.tokens import words
 
 PAD, UNK, BOS, SEP, EOS = range(5)
 SPECIALS = ["<pad>", "<unk>", "<bos>", "<sep>", "<eos>"]

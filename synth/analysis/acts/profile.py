@@ -20,10 +20,10 @@ from synth.analysis.acts.features import Encoder
 from synth.analysis.acts.fidelity import REQUEST_BINS, RESAMPLES, ActCounts, Fidelity, fidelity
 from synth.analysis.acts.model import ActModel, TaggedDialogue, TaggedUtterance
 from synth.analysis.acts.taxonomy import OTHER, ROLES, Role, sub_labels, top_labels, top_of
-from synth.analysis.metrics.text import words
 from synth.analysis.stats.corpus import Corpus
 from synth.data.dialogues import Dialogue, Unit
 from synth.iteration import chunks
+from synth.tokens import words
 
 BATCH = 256  # dialogues tagged together (a 50k-dialogue run is never embedded at once)
 OPENING = 3  # recommender utterances in an opening

@@ -15,13 +15,13 @@ from typing import Literal
 from synth.data.title_match import normalise
 from synth.records import Item
 from synth.short_titles import ShortTitleRule, short_title
+from synth.tokens import terms
 
 Role = Literal["seeker", "recommender"]
 COPY_WORDS = 8  # words in a row shared with the other speaker's last utterance that make a copy
 SELF_REPEAT_SHARE = 0.6  # share of a reply's word 3-grams found in one earlier utterance of the same speaker
 BORROW_WORDS = 5  # words in a row shared with another item's description or the prompt's example
 RECITE_WORDS = 5  # words in a row shared with the seeker's own review of its hidden target
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _THIRD_PERSON = re.compile(r"\bthe\s+(?:seeker|recommender|user)s?\b|\b(?:Seeker|Recommender)s?\b", re.IGNORECASE)
 # the turn's instructions or the reply format said as part of the reply
@@ -91,7 +91,7 @@ class ReplyContext:
 
 def words(text: str) -> list[str]:
     """Lower-case words (apostrophes kept inside a word)."""
-    return _WORD.findall(text.lower().replace("’", "'"))
+    return terms(text.replace("’", "'"))
 
 
 def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from statistics import fmean
 
-from synth.analysis.metrics.text import words
+from synth.tokens import words
 
 
 class _WordTokenizer:

@@ -1,22 +1,14 @@
 """Text metrics over word n-grams: words per utterance, corpus-level Dist-n, n-gram specificity.
 
-Words are lower-cased runs of letters and digits (an apostrophe inside a word is kept: "don't").
+Words are `synth.tokens.words`: lower-cased runs of letters and digits (an apostrophe inside a word is kept: "don't").
 Dist-n here is always over *word* n-grams (CRSLab's variant counts character n-grams; not this).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
-
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
-
-
-def words(text: str) -> list[str]:
-    """The lower-cased words of `text`."""
-    return _WORD.findall(text.lower())
 
 
 def ngrams(tokens: Sequence[str], n: int) -> Iterator[tuple[str, ...]]:

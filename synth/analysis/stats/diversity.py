@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from synth.analysis.metrics.similarity import sample_indices
-from synth.analysis.metrics.text import DistinctNgrams, words
+from synth.analysis.metrics.text import DistinctNgrams
 from synth.analysis.near_duplicates import dialogue_text, near_duplicates, utterances_text
 from synth.analysis.stats.corpus import Corpus, Pair, utterance_text
 from synth.analysis.stats.self_bleu import self_bleu
@@ -29,6 +29,7 @@ from synth.errors import InputError
 from synth.records import Item
 from synth.runs.layout import dialogues_file
 from synth.runs.records import domain_beside
+from synth.tokens import words
 
 COVERAGE_OF = ("redial-test", "inspired-test")  # reference sets whose target coverage a generated run shows
 SELF_BLEU_SAMPLE = 200  # dialogues per corpus (fewer when a compared corpus is smaller)

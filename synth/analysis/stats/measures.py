@@ -11,12 +11,13 @@ import numpy as np
 from pydantic import BaseModel
 
 from synth.analysis.metrics.similarity import mean_pairwise_cosine, sample_indices
-from synth.analysis.metrics.text import DistinctNgrams, distinct_count, words
+from synth.analysis.metrics.text import DistinctNgrams, distinct_count
 from synth.analysis.stats.corpus import Corpus, utterance_text
 from synth.analysis.stats.defects import DefectRate
 from synth.analysis.stats.diversity import DIST_N, Diversity
 from synth.data.dialogues import Dialogue, Unit, in_unit
 from synth.records import DialogueRecord
+from synth.tokens import words
 
 SPECIFICITY_N = (2, 3, 4)
 UNMARKED_ITEMS = {"pearl"}  # formats whose utterances carry no item annotations
