@@ -38,8 +38,9 @@ from synth.simulators import (
     check_seeker,
     suggested_before,
 )
-from synth.strategy.model import StrategyModel, recommends
-from synth.strategy.plans import DialoguePlan, asks_first
+from synth.strategy.courses import course_for
+from synth.strategy.model import StrategyModel
+from synth.strategy.plans import asks_first
 from synth.strategy.wording import instruction, utterance_limit
 from synth.turns import RecordMoves, Role, Unfinished, opening, play_turns, transcript
 
@@ -63,10 +64,6 @@ class GoRecDialRules:
     def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
         """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
         return opening(self.strategy, domain)
-
-    def may_recommend(self, step: int) -> bool:
-        """Whether the expert may recommend at this step (its turns are the even steps)."""
-        return step // 2 >= self.ask_turns
 
     def outcome(
         self, *, step: int, recommended: int | None, accepted: bool, correct: int, points: Sequence[float],
@@ -258,24 +255,21 @@ class _GoRecDialMoves(RecordMoves):
         self.expert_system = player.expert.system_prompt(self.candidates)
         self.recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
-        use_plan = player.rules.strategy == "human" and player.strategy is not None
-        self.plan = DialoguePlan(player.strategy, seed) if use_plan else None
+        # The expert may always speak instead of recommending, so free plays as pearl: ask_turns, then offers.
+        strategy = "human" if player.rules.strategy == "human" else "pearl"
+        self.course = course_for(strategy, player.rules.ask_turns, player.strategy, seed)
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
-        if self.plan is not None:
-            self.plan.opened(script)
+        self.course.opened(script)
 
     async def recommender_turn(self, step: int, seed: int) -> None:
         """The expert speaks, or recommends one remaining candidate once the rules (or its plan) allow it."""
         player = self.player
         answering = self.asked_about
-        plan = None
-        if self.plan is not None:
-            plan = self.plan.recommender(seed, answering=answering, can_recommend=bool(self.remaining), must_recommend=False)
-            remaining = self.remaining if recommends(plan.acts) else []
-        else:
-            remaining = self.remaining if player.rules.may_recommend(step) else []
+        plan, offer = self.course.recommender(seed, answering=answering, can_recommend=bool(self.remaining),
+                                              must_recommend=False)
+        remaining = self.remaining if offer else []
         about = self.recommended if answering else None
         shown = {item.display: item.description or "" for item in [*remaining, *([about] if about else [])]}
         question = question_move("recommender", plan, True) if plan is not None else None if remaining else True
@@ -302,10 +296,8 @@ class _GoRecDialMoves(RecordMoves):
         """The seeker answers; the game ends when it accepts a recommendation."""
         recommended = self.recommended
         correct = recommended is not None and recommended.id == self.candidates[self.movie_set.correct_index].id
-        plan = None
-        if self.plan is not None:
-            may_ask = recommended is not None and not self.asked_about and step + 2 < self.player.rules.max_utterances
-            plan = self.plan.seeker(seed, suggestion=recommended is not None, target=correct, may_ask=may_ask)
+        may_ask = recommended is not None and not self.asked_about and step + 2 < self.player.rules.max_utterances
+        plan = self.course.seeker(seed, suggestion=recommended is not None, target=correct, may_ask=may_ask)
         loved = tuple(item.display for item in self.seeker_items)
         asks = plan is not None and recommended is not None and asks_first(plan)
         answer = await self.player.seeker.reply(

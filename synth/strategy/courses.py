@@ -1,6 +1,6 @@
-"""How each `--strategy` moves a PEARL dialogue, one object per strategy: the move each side plays on a turn
-(a TurnPlan, or None where nothing is planned), whether the recommender offers candidates, whether it may pass
-on them, and its goodbye after the acceptance.
+"""How each `--strategy` moves a PEARL dialogue or a GoRecDial game, one object per strategy: the move each side
+plays on a turn (a TurnPlan, or None where nothing is planned), whether the recommender offers candidates,
+whether it may pass on them, and its goodbye after the acceptance.
 
 - `FixedCourse` (pearl, and human without a strategy table): the recommender asks for `ask_turns` turns, then
   offers candidates at every turn; nothing is planned.

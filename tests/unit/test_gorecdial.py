@@ -25,6 +25,7 @@ from synth.replies import ReplyFormatError
 from synth.runner import generate
 from synth.set_identifiability import identifiability
 from synth.simulators import Sampling
+from synth.strategy.courses import course_for
 from tests.helpers import first_candidate_script, read_records
 
 
@@ -115,7 +116,9 @@ def test_score_discounts_each_extra_recommendation():
 
 def test_rules_end_the_game_only_on_an_accepted_recommendation():
     rules, points = GoRecDialRules(), [0.1, 0.8, 0.05, 0.03, 0.02]
-    assert not rules.may_recommend(0) and rules.may_recommend(2)
+    course = course_for("pearl", rules.ask_turns, None, seed=0)  # the expert's first turn only speaks
+    offers = [course.recommender(0, answering=False, can_recommend=True, must_recommend=False)[1] for _ in range(2)]
+    assert offers == [False, True]
     common = {"correct": 1, "points": points, "recommendations": 2}
     assert rules.outcome(step=3, recommended=None, accepted=True, **common) is None
     assert rules.outcome(step=3, recommended=0, accepted=False, **common) is None
