@@ -65,6 +65,11 @@ class GoRecDialRules:
         """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
         return opening(self.strategy, domain)
 
+    def may_recommend(self, step: int) -> bool:
+        """Whether the benchmark's trained expert may recommend at this step (its turns are the even steps; the
+        generated expert asks its course, synth.strategy.courses, which counts the same turns)."""
+        return step // 2 >= self.ask_turns
+
     def outcome(
         self, *, step: int, recommended: int | None, accepted: bool, correct: int, points: Sequence[float],
         recommendations: int,

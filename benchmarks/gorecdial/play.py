@@ -21,6 +21,7 @@ from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, strip_eos
 from synth.benchmarks.gorecdial.games import Game, Utterance
 from synth.benchmarks.gorecdial.seekers import Seeker
 from synth.benchmarks.gorecdial.training import Expert
+from synth.errors import SynthError
 from synth.gorecdial import GoRecDialRules
 from synth.records import Outcome
 from synth.turns import Role, Unfinished, play_turns
@@ -105,6 +106,8 @@ async def play(expert: Expert, seeker: Seeker, game: Game, rules: GoRecDialRules
     moves = _ExpertMoves(expert, seeker, game, rules, sample, generator)
     # the expert draws from `generator` and the seekers seed themselves: the loop's seeds go unused
     ending = await play_turns(moves, seed=0, max_utterances=rules.max_utterances)
+    if ending.error is not None and not seeker.can_fail:  # nothing but synth's own code plays such a game
+        raise SynthError(f"GoRecDial game {game.id} against the {seeker.name} failed: {ending.error}")
     return PlayedGame(game.id, moves.utterances, ending.outcome, ending.error, moves.log_probs)
 
 

@@ -33,6 +33,7 @@ FALLBACK: dict[Kind, str] = {
 
 class Seeker(Protocol):
     name: str
+    can_fail: bool  # a model answers for it: a game it ends in an error is that model's, not synth's fault
 
     async def reply(self, game: Game, utterances: Sequence[Utterance], recommended: int | None) -> tuple[str, bool]:
         """The seeker's next utterance and whether it accepts the recommended candidate."""
@@ -44,6 +45,7 @@ def taste(game: Game) -> str:
 
 class RetrievalSeeker:
     name = "retrieval seeker"
+    can_fail = False
 
     def __init__(self, games: Sequence[Game]):
         try:
@@ -84,6 +86,7 @@ def _kind(game: Game, expert: Utterance, seeker: Utterance) -> Kind:
 
 class LlmSeeker:
     name = "LLM seeker"
+    can_fail = True
 
     def __init__(self, backend: ChatBackend, seed: int = 0, sampling: Sampling | None = None):
         self.simulator = GoRecDialSeeker(backend, PromptSet.load(mode="gorecdial"), sampling or Sampling())

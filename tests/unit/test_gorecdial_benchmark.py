@@ -24,6 +24,7 @@ from synth.benchmarks.gorecdial.seekers import RetrievalSeeker
 from synth.benchmarks.gorecdial.training import loss_weights, train_supervised
 from synth.config import GenerateConfig
 from synth.data.sources import movielens_catalog
+from synth.errors import SynthError
 from synth.gorecdial import GoRecDialRules, game_score
 from synth.llm.scripted import ScriptedBackend
 from synth.records import Item
@@ -175,6 +176,7 @@ def test_games_follow_the_rules_and_score_like_generation():
 def test_a_failing_seeker_ends_the_game_as_error_like_generation():
     class BrokenSeeker:
         name = "broken seeker"
+        can_fail = True  # a model answers for it, as for the LLM seeker
 
         async def reply(self, game, utterances, recommended):
             raise ConnectionError("server went away")
@@ -244,3 +246,16 @@ def test_a_pooled_training_set_never_scores_its_own_games():
         assert {g.id for g in generated} <= {g.id for g in train} and len(train) == 6 + 8
     assert held_out_splits(generated, human, 5, seed=3) == [(generated, human)]
     assert held_out_splits(human, human, 5, seed=3) == folds(human, 5, seed=3)
+
+
+def test_an_expert_that_fails_against_the_retrieval_seeker_stops_the_benchmark(monkeypatch):
+    """Nothing but synth's own code plays the retrieval seeker's games: an exception there is a bug, never a lost
+    game scored 0 (an expert turn that raised once left every bot-play game empty and every score 0)."""
+    def broken_act(*args, **kwargs):
+        raise AttributeError("'GoRecDialRules' object has no attribute 'may_recommend'")
+
+    games = made_up_games(12, seed=4)
+    expert = train_supervised(games[:10], "+DECIDE", SMALL.model_copy(update={"epochs": 1}), seed=0)
+    monkeypatch.setattr("synth.benchmarks.gorecdial.play.act", broken_act)
+    with pytest.raises(SynthError, match="against the retrieval seeker failed: AttributeError"):
+        asyncio.run(play_all(expert, RetrievalSeeker(games[:10]), games[10:], GoRecDialRules()))
