@@ -28,6 +28,7 @@ from synth.records import DialogueRecord
 from synth.runs.atomic import write_items
 from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE
 from synth.runs.manifest import (
+    SUMMED_COUNTS,
     Counts,
     Manifest,
     ModelRecord,
@@ -85,8 +86,7 @@ def record_counts(record: DialogueRecord) -> Counts:
 
 class _Tally:
     def __init__(self, requested: int) -> None:
-        self.counts = Counts(requested=requested, wrong_acceptances=0, defects_kept={}, format_retries=0,
-                             reply_resamples=0, replies_kept_with_defects=0, replies_repaired=0)
+        self.counts = Counts(**{**dict.fromkeys(SUMMED_COUNTS, 0), "requested": requested}, defects_kept={})
         self.tokens = {"prompt": 0, "completion": 0}
         self.ids: set[str] = set()
 
