@@ -32,10 +32,10 @@ def short_title(title: str, rule: ShortTitleRule) -> str | None:
     cut = _CUT.search(title)
     head = title[: cut.start()].strip() if cut and _word_count(title[: cut.start()]) >= MIN_SHORT_WORDS else title
     if rule == "first_words":
-        words = head.split()[:FIRST_WORDS]
-        while words and words[-1].lower() in _JOINING:
-            words.pop()
-        head = " ".join(words).rstrip(",;:-–—")
+        first = head.split()[:FIRST_WORDS]
+        while first and first[-1].lower() in _JOINING:
+            first.pop()
+        head = " ".join(first).rstrip(",;:-–—")
     return head if _word_count(head) >= MIN_SHORT_WORDS and head != title.strip() else None
 
 
