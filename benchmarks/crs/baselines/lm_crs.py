@@ -2,7 +2,7 @@
 every weight) on each recommender turn of the training dialogues, writes the recommender's response and names
 the item. The same model is a recommender and a responder. It ranks the items its response names first, in
 their order, then the dense retriever's top `CANDIDATES` for the context by the model's log-likelihood of
-their "Title (Year)" right after the context; other items are not ranked. `lm-crs-zero-shot` is the same
+their "Title (Year)" after the context and "I recommend"; other items are not ranked. `lm-crs-zero-shot` is the same
 model untrained."""
 
 from __future__ import annotations
@@ -96,9 +96,10 @@ class LmCrs:
         rows = {}
         for context in track(contexts, f"{self.name}: rank items", self.setup.progress):
             row = np.full(len(space), -np.inf, dtype=np.float32)
-            titles = [space.items[ids[r]].display for r in pools[context]]
-            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer, self.writer.prompt(context),
-                                                        titles, self.lm.device)
+            titles = [self.writer.title(space.items[ids[r]]) for r in pools[context]]
+            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer,
+                                                        self.writer.recommendation_prompt(context), titles,
+                                                        self.lm.device)
             named = named_items(responses[context], space)
             for rank, item_id in enumerate(named):
                 row[space.row(item_id)] = len(named) - rank  # above every log-likelihood (<= 0)

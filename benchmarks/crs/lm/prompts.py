@@ -17,6 +17,7 @@ SYSTEM = ("You are the recommender in a conversation about movies. Write the rec
 SPEAKERS = {"seeker": "Seeker", "recommender": "Recommender"}
 RESPONSE_TOKENS = 64  # at most, and at most a quarter of the length budget
 IGNORED = -100  # the label of a prompt token: no loss on it
+RECOMMENDATION_LEAD = "I recommend"  # the slot a candidate's title is scored in, after the context
 
 
 def with_years(text: str, items: Sequence[Item]) -> str:
@@ -62,6 +63,16 @@ class PromptWriter:
             room -= len(ids)
         transcript = self.tokenizer.decode([token for ids in reversed(kept) for token in ids])
         return self._frame(transcript)[-self.prompt_tokens :]
+
+    def recommendation_prompt(self, context: Sequence[Utterance]) -> list[int]:
+        """The prompt followed by the start of a recommendation ("I recommend"): a candidate title's likelihood
+        there is the model's belief that it is the one to suggest, not that the turn starts with its words."""
+        lead = self._ids(RECOMMENDATION_LEAD if self.chat else f" {RECOMMENDATION_LEAD}")
+        return self.prompt(context) + lead  # within the length budget: the lead and a title fit the response's room
+
+    def title(self, item: Item) -> str:
+        """An item as the model writes it after the recommendation lead: " Title (Year)"."""
+        return f" {item.display}"
 
     def example(self, context: Sequence[Utterance], turn: Utterance) -> dict[str, list[int]]:
         """Input ids and labels of one training example: the loss falls on the turn's tokens alone."""
