@@ -12,6 +12,7 @@ from rank_bm25 import BM25Okapi
 from scipy.sparse import csc_matrix
 
 from synth.records import Item, ScoredItem
+from synth.retrievers.base import pool_mask
 from synth.retrievers.text import item_text
 from synth.tokens import search_terms
 
@@ -48,7 +49,7 @@ class BM25Retriever:
         return self._weights[:, columns] @ np.array([counts[t] for t in counts], dtype=np.float64)
 
     def search(self, query: str, pool: Collection[str], k: int) -> list[ScoredItem]:
-        rows = np.fromiter((self._row[i] for i in pool if i in self._row), dtype=np.int64)
+        rows = np.flatnonzero(pool_mask(self._row, pool))
         if rows.size == 0 or k < 1:
             return []
         pool_scores = self.scores(query)[rows]

@@ -12,6 +12,7 @@ import numpy as np
 
 from synth.errors import SynthError
 from synth.records import Item, ScoredItem
+from synth.retrievers.base import pool_mask
 from synth.retrievers.embeddings import DENSE_EXTRA_HINT, SentenceEncoder
 from synth.retrievers.text import item_text
 
@@ -43,15 +44,14 @@ class DenseRetriever:
         self._index.add(encoder.encode_documents([item_text(catalog[i]) for i in self._ids]))
 
     def search(self, query: str, pool: Collection[str], k: int) -> list[ScoredItem]:
-        rows = [self._row[item_id] for item_id in pool if item_id in self._row]
-        k = min(k, len(rows))
+        mask = pool_mask(self._row, pool)
+        held = int(mask.sum())
+        k = min(k, held)
         if k < 1:
             return []
         vector = self.encoder.encode_queries([query_tail(query, self.query_max_words)])
         params = None
-        if len(rows) < len(self._ids):
-            mask = np.zeros(len(self._ids), dtype=bool)
-            mask[rows] = True
+        if held < len(self._ids):
             bitmap = np.packbits(mask, bitorder="little")
             params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(self._ids), faiss.swig_ptr(bitmap)))
         scores, found = self._index.search(vector, k, params=params)

@@ -1,5 +1,10 @@
 """One key-value store on SQLite for synth's disk caches (LLM requests, item and persona summaries, sentence
-embeddings): a table of text keys and text or bytes values, written in transactions, read by one key or many."""
+embeddings): a table of text keys and text or bytes values, written in transactions, read by one key or many.
+
+The store keeps a write-ahead log and syncs it to disk at checkpoints, not at every commit: a commit costs
+tens of microseconds instead of a disk flush (about 19 ms here), which the request cache pays on every LLM
+call. A process that crashes loses nothing committed; a machine that loses power may lose the last commits,
+which for a cache means asking again."""
 
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ class KeyValueStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self._table = path, table
         self._db = sqlite3.connect(path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value NOT NULL)")
 
     def get(self, key: str) -> Value | None:

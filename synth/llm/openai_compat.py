@@ -9,7 +9,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
+import httpx2
 import openai
+from openai._constants import RAW_RESPONSE_HEADER
 from openai.types.chat import ChatCompletion
 
 from synth.errors import SynthError
@@ -23,6 +25,7 @@ from synth.redaction import redact_url
 log = logging.getLogger(__name__)
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
+Transport = Literal["aiohttp", "httpx"]
 _PROBE_SCHEMA = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -42,6 +45,25 @@ def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
     if mode == "json_object":  # llama_cpp.server's dialect: a schema inside json_object
         return {"type": "json_object", "schema": schema}
     return None
+
+
+def http_client(transport: Transport, concurrency: int, timeout_s: float) -> Any:
+    """The SDK's HTTP client on `transport`, with a kept-alive connection for every request in flight: aiohttp by
+    default (httpx's pool checks every idle connection for each request, which grows with the concurrency)."""
+    limits = httpx2.Limits(max_connections=max(concurrency, 100), max_keepalive_connections=max(concurrency, 20))
+    client = openai.DefaultAioHttpClient if transport == "aiohttp" else openai.DefaultAsyncHttpxClient
+    return client(limits=limits, timeout=timeout_s)
+
+
+def chat_body(model: str | None, messages: list[Message], *, max_tokens: int, temperature: float,
+              seed: int | None = None, stop: list[str] | None = None) -> dict[str, Any]:
+    """A chat completion request's JSON body, in the wire format."""
+    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature}
+    if seed is not None:
+        body["seed"] = seed
+    if stop:
+        body["stop"] = stop
+    return body
 
 
 def _is_completion(answer: Any) -> bool:
@@ -80,10 +102,12 @@ class OpenAIBackend:
         backoff_max_s: float = 30.0,
         rpm: float | None = None,
         tpm: float | None = None,
+        transport: Transport = "aiohttp",
     ):
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        self._client = openai.AsyncOpenAI(base_url=self._base_url, api_key=key, max_retries=0, timeout=timeout_s)
+        self._client = openai.AsyncOpenAI(base_url=self._base_url, api_key=key, max_retries=0, timeout=timeout_s,
+                                          http_client=http_client(transport, max_concurrency, timeout_s))
         self._model = model
         self._structured: str = structured
         self._timeout_s = timeout_s
@@ -155,24 +179,14 @@ class OpenAIBackend:
         grammar: str | None = None,
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
-        kwargs: dict[str, Any] = {
-            "model": self._model,
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-        }
-        if seed is not None:
-            kwargs["seed"] = seed
-        if stop:
-            kwargs["stop"] = stop
+        body = chat_body(self._model, messages, max_tokens=max_tokens, temperature=temperature, seed=seed, stop=stop)
         if json_schema is not None and self._structured in ("json_schema", "json_object"):
-            kwargs["response_format"] = response_format(self._structured, json_schema)
+            body["response_format"] = response_format(self._structured, json_schema)
         elif grammar is not None:
-            kwargs["extra_body"] = {"grammar": grammar}  # llama.cpp servers take GBNF this way
+            body["grammar"] = grammar  # llama.cpp servers take GBNF this way
         tokens = estimate_tokens(messages, max_tokens)
         start = time.perf_counter()
-        out = await self._request(lambda: self._client.chat.completions.with_raw_response.create(**kwargs), tokens,
-                                  _is_completion)
+        out = await self._request(lambda: self._post_chat(body), tokens, _is_completion)
         latency = time.perf_counter() - start
         choice = out.choices[0]
         usage = out.usage
@@ -183,6 +197,13 @@ class OpenAIBackend:
             finish_reason=choice.finish_reason,
             latency_s=latency,
         )
+
+    def _post_chat(self, body: dict[str, Any]) -> Awaitable[Any]:
+        """POST the body as it is, for the raw response (as `chat.completions.with_raw_response.create` would):
+        the SDK's typed transform of the parameters, which changes nothing in a body already in the wire format,
+        walks every message and schema node and cost more CPU than the rest of the request at concurrency 64."""
+        return self._client.post("/chat/completions", cast_to=ChatCompletion, body=body,
+                                 options={"headers": {RAW_RESPONSE_HEADER: "true"}})
 
     async def _request(self, send: Callable[[], Awaitable[Any]], tokens: float, accept: Callable[[Any], bool]) -> Any:
         """`send()` (a raw-response call) under the retry policy; each attempt holds a place in flight, waits its

@@ -10,6 +10,7 @@ import pytest
 
 from synth.errors import SynthError
 from synth.records import Item, ScoredItem
+from synth.retrievers.base import pool_mask
 from synth.retrievers.bm25 import BM25Retriever
 from synth.retrievers.dense import DenseRetriever, query_tail
 from synth.retrievers.embeddings import EmbeddingCache, SentenceEncoder, resolve_embedding_model, text_key
@@ -158,3 +159,12 @@ def test_dense_without_its_extra_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if the extra were not installed
     with pytest.raises(SynthError, match=r"pip install 'synth-crs\[dense\]'"):
         SentenceEncoder("all-MiniLM-L6-v2")
+
+
+def test_pool_mask_is_the_same_whether_the_pool_is_most_of_the_catalog_or_a_few_items():
+    rows = {f"m{i}": i for i in range(10)}
+    most = {f"m{i}" for i in range(10) if i not in (3, 7)} | {"not-in-catalog"}
+    assert pool_mask(rows, most).tolist() == [i not in (3, 7) for i in range(10)]
+    few = ["m2", "m9", "elsewhere"]
+    assert pool_mask(rows, few).tolist() == [i in (2, 9) for i in range(10)]
+    assert not pool_mask(rows, set()).any()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from synth.data.title_match import normalise
@@ -98,9 +99,11 @@ def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
-def title_words(title: str) -> list[str]:
-    """A title's words without its year: 'The Matrix (1999)' -> ['the', 'matrix']."""
-    return words(_YEAR_SUFFIX.sub("", title))
+@lru_cache(maxsize=16384)
+def title_words(title: str) -> tuple[str, ...]:
+    """A title's words without its year: 'The Matrix (1999)' -> ('the', 'matrix'). Cached: the checks ask for
+    the same titles on every reply of a dialogue."""
+    return tuple(words(_YEAR_SUFFIX.sub("", title)))
 
 
 def masked(text: str, titles: Sequence[str]) -> list[str]:
@@ -109,12 +112,12 @@ def masked(text: str, titles: Sequence[str]) -> list[str]:
     stay different."""
     tokens = words(text)
     for title in sorted(titles, key=len, reverse=True):
-        key = title_words(title)
-        if not key:
+        key = list(title_words(title))
+        if not key or key[0] not in tokens:
             continue
         i = 0
         while i <= len(tokens) - len(key):
-            if tokens[i : i + len(key)] == key:
+            if tokens[i] == key[0] and tokens[i : i + len(key)] == key:
                 end = i + len(key) + (i + len(key) < len(tokens) and tokens[i + len(key)].isdigit())
                 tokens[i:end] = ["§" + "_".join(key)]
             i += 1
@@ -137,15 +140,32 @@ def mentions(text: str, title: str, short_titles: ShortTitleRule = "whole") -> b
 
 
 def _names(text: str, title: str) -> bool:
+    found = _name_pattern(title)
+    if found is None:
+        return False
+    pattern, one_word = found
+    return pattern.search(text if one_word else _normalised(text)) is not None
+
+
+@lru_cache(maxsize=16384)
+def _name_pattern(title: str) -> tuple[re.Pattern[str], bool] | None:
+    """How `_names` finds `title`: its pattern, and whether it is a one-word title matched in the raw text (to
+    keep its capital); None for a title with no words. Cached: the same titles are looked for in every reply."""
     name = _YEAR_SUFFIX.sub("", title).strip()
     year = re.search(r"\((\d{4})\)\s*$", title)
     key = re.sub(r"^(?:the|a|an)\s+", "", normalise(name))
     if not key:
-        return False
+        return None
     sequel = rf"(?!\s*(?!{year.group(1)}\b)\d)" if year else r"(?!\s*\d)"  # 'Blade Runner 2049' is not 'Blade Runner'
     if " " not in key:
-        return re.search(rf"(?<!\w){re.escape(name.split()[-1])}(?!\w){sequel}", text) is not None
-    return re.search(rf"(?<!\S){re.escape(key)}(?!\S){sequel}", normalise(text)) is not None
+        return re.compile(rf"(?<!\w){re.escape(name.split()[-1])}(?!\w){sequel}"), True
+    return re.compile(rf"(?<!\S){re.escape(key)}(?!\S){sequel}"), False
+
+
+@lru_cache(maxsize=1024)
+def _normalised(text: str) -> str:
+    """normalise(text), kept for the texts searched for many titles in a row."""
+    return normalise(text)
 
 
 def copies_other(text: str, context: ReplyContext) -> Defect | None:

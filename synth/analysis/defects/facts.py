@@ -64,7 +64,7 @@ def _titles_with_year(sentence: str, items: tuple[Item, ...]) -> list[tuple[Item
         before = words(sentence[: match.start()])
         for item in items:
             key = title_words(item.title)
-            if key and before[-len(key):] == key:
+            if key and tuple(before[-len(key):]) == key:
                 found.append((item, int(match.group(1))))
     return found
 

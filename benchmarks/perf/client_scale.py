@@ -1,0 +1,187 @@
+"""Whether synth's client keeps up with a GPU server: `synth generate --backend openai --source movielens` against
+the zero-latency stub server (`stub_server.py`, in its own process) at several concurrency levels and
+retrievers, this checkout side by side with another (`--before`, e.g. a worktree of an older commit, run from
+its own code on this environment's packages).
+
+For each run: dialogues/s and requests/s over the stretch in which requests reached the stub (start-up is
+left out: loading MovieLens and building the retriever), the client's CPU seconds per dialogue (the whole
+process), the stub's share of the CPU the two used, the connection faults the client retried, and the client's
+peak RSS. One run per checkout and retriever at `--profile-level` runs again under cProfile for CPU seconds per
+dialogue by stage (`cpu_stages.py`). Every run has `--n` dialogues, at least twice its concurrency, so that every
+level keeps its dialogues in flight.
+
+    python -m synth.benchmarks.perf.client_scale --before /tmp/before --levels 16,64,256,1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from synth.benchmarks.perf.cpu_stages import STAGE_NAMES, cpu_by_stage
+
+
+@dataclass
+class Row:
+    code: str
+    retriever: str
+    concurrency: int
+    dialogues: int
+    requests: int
+    window_s: float  # first to last request the stub answered
+    client_cpu_s: float
+    stub_cpu_s: float
+    faults: int
+    peak_rss_mib: float
+    stages: dict[str, float] = field(default_factory=dict)  # profiled CPU s per dialogue, when profiled
+
+    @property
+    def requests_per_s(self) -> float:
+        return self.requests / self.window_s if self.window_s else 0.0
+
+    @property
+    def dialogues_per_s(self) -> float:
+        return self.dialogues / self.window_s if self.window_s else 0.0
+
+    @property
+    def stub_share(self) -> float:
+        return self.stub_cpu_s / (self.client_cpu_s + self.stub_cpu_s)
+
+
+class Stub:
+    """The stub server in a child process on a free port."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/v1"
+
+    def stats(self, reset: bool = False) -> dict[str, float]:
+        """The stub's counts; `reset` starts a new window of first and last answers."""
+        query = "?reset=1" if reset else ""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats{query}", timeout=10) as answer:
+            return json.loads(answer.read())
+
+
+@contextmanager
+def stub_server() -> Iterator[Stub]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    child = subprocess.Popen([sys.executable, "-m", "synth.benchmarks.perf.stub_server", str(port)])
+    stub = Stub(port)
+    try:
+        for _ in range(200):
+            try:
+                stub.stats()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("the stub server did not start")
+        yield stub
+    finally:
+        child.terminate()
+        child.wait()
+
+
+def run(stub: Stub, code: Path | None, retriever: str, concurrency: int, n: int, out: Path,
+        profile: Path | None = None) -> Row:
+    """One `synth generate` in a child process (from `code`'s synth when given), measured."""
+    command = [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []), "-m", "synth",
+               "generate", "--backend", "openai", "--base-url", stub.url, "--model", "stub", "--source", "movielens",
+               "--retriever", retriever, "--n", str(n), "--concurrency", str(concurrency), "--seed", "0",
+               "--no-progress", "--out", str(out)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **({"PYTHONPATH": str(code)} if code else {})}
+    before = stub.stats(reset=True)
+    errors = out.with_suffix(".stderr")
+    with errors.open("w") as sink:
+        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=sink)
+        _, status, usage = os.wait4(child.pid, 0)  # reaps the child: its own CPU time and peak RSS
+    child.returncode = os.waitstatus_to_exitcode(status)
+    after = stub.stats()
+    if child.returncode:
+        raise RuntimeError(f"synth generate failed ({retriever}, {concurrency}): {errors.read_text()[-2000:]}")
+    manifest = json.loads((out / "manifest.json").read_text())
+    written = manifest["counts"]["written"]
+    stages = {name: seconds / written for name, seconds in cpu_by_stage(profile).items()} if profile else {}
+    return Row(code=code.name if code else "this checkout", retriever=retriever, concurrency=concurrency,
+               dialogues=written, requests=int(after["requests"] - before["requests"]),
+               window_s=after["last_at"] - after["first_at"], client_cpu_s=usage.ru_utime + usage.ru_stime,
+               stub_cpu_s=after["cpu_s"] - before["cpu_s"], faults=(manifest.get("requests") or {}).get("faults", 0),
+               peak_rss_mib=usage.ru_maxrss / 1024, stages=stages)
+
+
+def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], n: int, profile_level: int | None,
+            scratch: Path) -> list[Row]:
+    """Every checkout at every retriever and level (checkouts alternate, so drift hits both), then the profiled
+    runs."""
+    rows = []
+    with stub_server() as stub:
+        run(stub, None, retrievers[0], levels[0], min(n, 20), scratch / "warm-up")  # first imports, caches
+        for retriever in retrievers:
+            for level in levels:
+                for index, code in enumerate(codes):
+                    out = scratch / f"{index}-{retriever}-{level}"
+                    rows.append(run(stub, code, retriever, level, max(n, 2 * level), out))
+                    print(_line(rows[-1]), flush=True)
+            if profile_level is not None:
+                for index, code in enumerate(codes):
+                    out = scratch / f"profiled-{index}-{retriever}"
+                    rows.append(run(stub, code, retriever, profile_level, max(n, 2 * profile_level), out,
+                                    profile=scratch / f"{index}-{retriever}.prof"))
+    return rows
+
+
+def _line(row: Row) -> str:
+    return (f"| {row.code} | {row.retriever} | {row.concurrency} | {row.dialogues_per_s:.1f} | "
+            f"{row.requests_per_s:.0f} | {row.client_cpu_s / row.dialogues * 1000:.0f} | {row.stub_share:.0%} | "
+            f"{row.faults} | {row.peak_rss_mib:.0f} |")
+
+
+def report(rows: list[Row]) -> str:
+    """The runs' table, the stages of the profiled runs, and the ratios of each checkout to the first."""
+    lines = ["| code | retriever | concurrency | dialogues/s | requests/s | client CPU ms/dialogue | stub CPU share | "
+             "faults retried | peak RSS MiB |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [_line(row) for row in rows if not row.stages]
+    profiled = [row for row in rows if row.stages]
+    if profiled:
+        lines += ["", "CPU ms per dialogue by stage, profiled (read the shares: the profiler slows Python more "
+                  "than C):", "", "| code | retriever | concurrency | " + " | ".join(STAGE_NAMES) + " |",
+                  "|---|---|---:|" + "---:|" * len(STAGE_NAMES)]
+        lines += [f"| {row.code} | {row.retriever} | {row.concurrency} | "
+                  + " | ".join(f"{row.stages[name] * 1000:.1f}" for name in STAGE_NAMES) + " |" for row in profiled]
+    base = {(row.retriever, row.concurrency): row for row in rows if not row.stages and row.code == rows[0].code}
+    ratios = [f"{row.code} / {rows[0].code}, {row.retriever} at {row.concurrency}: requests/s "
+              f"x{row.requests_per_s / base[row.retriever, row.concurrency].requests_per_s:.2f}"
+              for row in rows if not row.stages and row.code != rows[0].code and (row.retriever, row.concurrency) in base]
+    return "\n".join(lines + ([""] + ratios if ratios else []))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="another checkout's root, measured first")
+    parser.add_argument("--levels", default="16,64,256,1024")
+    parser.add_argument("--retrievers", default="bm25")
+    parser.add_argument("--n", type=int, default=300, help="dialogues a run (at least twice its concurrency)")
+    parser.add_argument("--profile-level", type=int, default=256, help="the level profiled (0: none)")
+    args = parser.parse_args()
+    codes = ([args.before.resolve()] if args.before else []) + [None]
+    with TemporaryDirectory() as scratch:
+        rows = measure(codes, args.retrievers.split(","), [int(level) for level in args.levels.split(",")], args.n,
+                       args.profile_level or None, Path(scratch))
+    print(report(rows))
+
+
+if __name__ == "__main__":
+    main()
