@@ -16,6 +16,7 @@ class Spent:
     dialogues: int
     prompt_tokens: int
     completion_tokens: int
+    prompt_evaluated: int | None = None  # prompt tokens computed, not served from a cache (None: unknown)
 
     @property
     def tokens(self) -> int:
@@ -64,4 +65,4 @@ class Budget:
         return " and ".join(parts)
 
     def _cost(self, spent: Spent) -> float:
-        return self.config.cost_usd(spent.prompt_tokens, spent.completion_tokens) or 0.0
+        return self.config.cost_usd(spent.prompt_tokens, spent.completion_tokens, spent.prompt_evaluated) or 0.0

@@ -28,7 +28,7 @@ ConfigT = TypeVar("ConfigT", bound=BaseModel)
 # Options that change how fast a run goes, not what it writes: left out of the fingerprint.
 NON_SEMANTIC_FIELDS = {
     "concurrency", "rpm", "tpm", "progress", "n_threads", "api_max_attempts", "request_timeout_s", "request_cache", "request_cache_path",
-    "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok", "max_cost_usd", "max_total_tokens",
+    "vllm_scheduling", "price_prompt_per_mtok", "price_completion_per_mtok", "price_cached_prompt_per_mtok", "max_cost_usd", "max_total_tokens",
 }
 # Settings added after runs were first written, with the values that play as synth did before them: at those
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
@@ -186,6 +186,9 @@ class GenerateConfig(BackendConfig):
     # cost accounting (USD per million tokens; unset: tokens are counted, cost is not)
     price_prompt_per_mtok: float | None = Field(None, ge=0)
     price_completion_per_mtok: float | None = Field(None, ge=0)
+    price_cached_prompt_per_mtok: float | None = Field(
+        None, ge=0, description="USD per million prompt tokens the server served from its prefix cache"
+    )
     # spending ceilings: no new dialogue starts once the spend so far, the dialogues in flight and one more would
     # pass them (a resume with a higher ceiling goes on where the run stopped)
     max_cost_usd: float | None = Field(None, gt=0)
@@ -264,11 +267,19 @@ class GenerateConfig(BackendConfig):
     def turn_cap(self) -> int:
         return self.max_utterances or (20 if self.mode == "gorecdial" else 12)
 
-    def cost_usd(self, prompt_tokens: int, completion_tokens: int) -> float | None:
-        """What these tokens cost at the configured prices; None when no price is set."""
+    def cost_usd(self, prompt_tokens: int, completion_tokens: int, prompt_evaluated: int | None = None) -> float | None:
+        """What these tokens cost at the configured prices; None when no price is set. With a cached-prompt price
+        and `prompt_evaluated` known (the prompt tokens the server computed), the rest of the prompt tokens, served
+        from the server's prefix cache, cost the cached price."""
         if self.price_prompt_per_mtok is None and self.price_completion_per_mtok is None:
             return None
-        return (prompt_tokens * (self.price_prompt_per_mtok or 0) + completion_tokens * (self.price_completion_per_mtok or 0)) / 1e6
+        cached = 0
+        if self.price_cached_prompt_per_mtok is not None and prompt_evaluated is not None:
+            cached = max(0, prompt_tokens - prompt_evaluated)
+        usd = (prompt_tokens - cached) * (self.price_prompt_per_mtok or 0)
+        usd += cached * (self.price_cached_prompt_per_mtok or 0)
+        usd += completion_tokens * (self.price_completion_per_mtok or 0)
+        return usd / 1e6
 
     def fingerprint(self) -> str:
         """sha256 over the semantic fields: equal fingerprints mean the same dialogues. The shard is left

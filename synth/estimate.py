@@ -29,13 +29,18 @@ async def estimate(config: GenerateConfig, out_dir: Path, *, sample: int = 3, ba
     prompt = sum(r.generation.prompt_tokens for r in records) / count
     completion = sum(r.generation.completion_tokens for r in records) / count
     llm_s = sum(r.generation.latency_s for r in records) / count
-    cost = config.cost_usd(round(prompt * config.n), round(completion * config.n))
+    evaluated_known = all(r.generation.prompt_tokens_evaluated is not None for r in records)
+    evaluated = sum(r.generation.prompt_tokens_evaluated or 0 for r in records) / count if evaluated_known else None
+    cost = config.cost_usd(round(prompt * config.n), round(completion * config.n),
+                           None if evaluated is None else round(evaluated * config.n))
     return {
         "sample_dialogues": count,
         "failed_in_sample": sum(bool(r.errors) for r in records),
         "n": config.n,
         "prompt_tokens_per_dialogue": round(prompt, 1),
         "completion_tokens_per_dialogue": round(completion, 1),
+        # prompt tokens the backend served from its KV or prefix cache (None: the backend does not say)
+        "cached_prompt_tokens_per_dialogue": None if evaluated is None else round(prompt - evaluated, 1),
         "prompt_tokens_total": round(prompt * config.n),
         "completion_tokens_total": round(completion * config.n),
         "cost_usd_total": None if cost is None else round(cost, 2),

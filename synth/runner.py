@@ -145,7 +145,7 @@ async def generate(
             prompt_hashes=prompts.hashes,
             counts=with_source_counts(tally.counts.model_copy(update=cache_counts(backend)), data.counts),
             tokens=Tokens(**tally.tokens),
-            cost_usd=config.cost_usd(tally.tokens["prompt"], tally.tokens["completion"]),
+            cost_usd=config.cost_usd(tally.tokens["prompt"], tally.tokens["completion"], tally.tokens.get("prompt_evaluated")),
             started=started,
             wall_s=time.perf_counter() - clock,
             status=status,
@@ -209,7 +209,7 @@ async def _play_all(
 
         def save(record: DialogueRecord) -> None:
             gen = record.generation
-            gen.cost_usd = config.cost_usd(gen.prompt_tokens, gen.completion_tokens)
+            gen.cost_usd = config.cost_usd(gen.prompt_tokens, gen.completion_tokens, gen.prompt_tokens_evaluated)
             out.write(record.model_dump_json() + "\n")
             out.flush()
             tally.add(record)
@@ -224,7 +224,8 @@ async def _play_all(
 
         async def worker() -> None:
             for spec in pending:
-                spent = Spent(tally.counts.written, tally.tokens["prompt"], tally.tokens["completion"])
+                spent = Spent(tally.counts.written, tally.tokens["prompt"], tally.tokens["completion"],
+                              tally.tokens.get("prompt_evaluated"))
                 if budget is not None and not budget.allows(spent, in_flight["games"]):
                     in_flight["refused"] += 1
                     return

@@ -29,6 +29,7 @@ RENAMED_OPTIONS = {
     "vllm_arg": "vllm_engine_args",
     "price_prompt": "price_prompt_per_mtok",
     "price_completion": "price_completion_per_mtok",
+    "price_cached_prompt": "price_cached_prompt_per_mtok",
     "max_cost": "max_cost_usd",
 }
 SETTING_OPTIONS = {  # each option that is a generation setting -> its GenerateConfig field
@@ -167,6 +168,10 @@ def generate(
     price_completion: Optional[float] = typer.Option(
         None, "--price-completion", help="USD per million completion tokens (cost accounting)."
     ),
+    price_cached_prompt: Optional[float] = typer.Option(
+        None, "--price-cached-prompt", help="USD per million prompt tokens the server reports served from its prefix "
+        "cache (hosted APIs bill them at a discount) [default: --price-prompt]."
+    ),
     max_cost: Optional[float] = typer.Option(
         None, "--max-cost", help="USD ceiling (needs the prices): no new dialogue starts once the spend so far and the "
         "expected cost of the dialogues in flight and one more would pass it; the same command with a higher "
@@ -236,7 +241,7 @@ def report_run(manifest: Manifest, out: Path, settings: GenerateConfig) -> None:
     if manifest.status == "budget":
         from synth.budget import Budget, Spent
 
-        spent = Spent(counts.written, tokens.prompt, tokens.completion)
+        spent = Spent(counts.written, tokens.prompt, tokens.completion, tokens.prompt_evaluated)
         typer.echo(
             f"stopped for its budget: {Budget(settings).describe(spent)} spent, {counts.written} of {counts.requested} "
             "dialogues written; raise the ceiling and run the same command to go on"

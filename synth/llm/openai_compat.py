@@ -190,12 +190,16 @@ class OpenAIBackend:
         latency = time.perf_counter() - start
         choice = out.choices[0]
         usage = out.usage
+        prompt_tokens = usage.prompt_tokens if usage else 0
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None)
         return Completion(
             text=choice.message.content or "",
-            prompt_tokens=usage.prompt_tokens if usage else 0,
+            prompt_tokens=prompt_tokens,
             completion_tokens=usage.completion_tokens if usage else 0,
             finish_reason=choice.finish_reason,
             latency_s=latency,
+            prompt_tokens_evaluated=None if cached is None else max(0, prompt_tokens - cached),  # where the server says
         )
 
     def _post_chat(self, body: dict[str, Any]) -> Awaitable[Any]:

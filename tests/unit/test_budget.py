@@ -3,6 +3,7 @@ its manifest, and the same command with a higher ceiling goes on to exactly the 
 Game logic only (the scripted backend counts words as tokens)."""
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -72,3 +73,31 @@ def test_a_cost_ceiling_without_prices_is_one_line_before_anything_is_played(tmp
         "(USD per million tokens)"
     ]
     assert not (tmp_path / "a" / "dialogues.jsonl").exists()
+
+
+class HalfCachedBackend(ScriptedBackend):
+    """The scripted backend, saying that the first half of every prompt was served from the server's cache."""
+
+    async def complete(self, messages, **options):
+        completion = await super().complete(messages, **options)
+        return dataclasses.replace(completion, prompt_tokens_evaluated=completion.prompt_tokens // 2)
+
+
+def test_prompt_tokens_served_from_the_servers_cache_cost_the_cached_price_in_the_run_and_the_dry_run(tmp_path):
+    from synth.estimate import estimate
+
+    prices = {**PRICES, "price_cached_prompt_per_mtok": 100.0}
+    config = GenerateConfig(n=2, seed=3, strategy="pearl", progress=False, **prices)
+    manifest = asyncio.run(generate(config, tmp_path / "run", backend=HalfCachedBackend(rule_following_script)))
+    tokens = manifest.tokens
+    cached = tokens.prompt - tokens.prompt_evaluated
+    assert cached > 0
+    assert manifest.cost_usd == pytest.approx((tokens.prompt_evaluated * 1000 + cached * 100 + tokens.completion * 2000) / 1e6)
+    assert manifest.cost_usd < GenerateConfig(**PRICES).cost_usd(tokens.prompt, tokens.completion)
+    # without the cached price, every prompt token costs the prompt price
+    assert GenerateConfig(**PRICES).cost_usd(tokens.prompt, tokens.completion, tokens.prompt_evaluated) == pytest.approx(
+        GenerateConfig(**PRICES).cost_usd(tokens.prompt, tokens.completion))
+    figures = asyncio.run(estimate(config.model_copy(update={"n": 200}), tmp_path / "dry", sample=2,
+                                   backend=HalfCachedBackend(rule_following_script)))
+    assert figures["cached_prompt_tokens_per_dialogue"] == pytest.approx(cached / 2)
+    assert figures["cost_usd_total"] == pytest.approx(manifest.cost_usd * 100, rel=0.01)

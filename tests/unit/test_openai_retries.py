@@ -52,7 +52,7 @@ def flaky_server():
         def do_POST(self):
             step = state["plan"][state["posts"]] if state["posts"] < len(state["plan"]) else 200
             state["posts"] += 1
-            self.answer(step, COMPLETION)
+            self.answer(step, state.get("completion", COMPLETION))
 
         def do_GET(self):
             step = state["get_plan"][state["gets"]] if state["gets"] < len(state["get_plan"]) else 200
@@ -98,6 +98,13 @@ def test_rate_limits_and_server_errors_are_retried(flaky_server):
     completion = complete(url)
     assert state["posts"] == 4
     assert (completion.text, completion.prompt_tokens, completion.completion_tokens) == ('{"utterance": "hi"}', 7, 3)
+
+
+def test_prompt_tokens_the_server_served_from_its_cache_are_not_counted_as_evaluated(flaky_server):
+    url, state = flaky_server
+    assert complete(url).prompt_tokens_evaluated is None  # the server does not say
+    state["completion"] = {**COMPLETION, "usage": {**COMPLETION["usage"], "prompt_tokens_details": {"cached_tokens": 5}}}
+    assert complete(url).prompt_tokens_evaluated == 2
 
 
 def test_client_errors_are_not_retried(flaky_server):
