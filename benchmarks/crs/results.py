@@ -87,7 +87,25 @@ def markdown(results: dict[str, Any]) -> str:
                 lines.append("crslab-dist@n: CRSLab's variant, distinct *character* n-grams / responses, only for "
                              "comparison with numbers published with CRSLab.")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + fits_table(results))
+
+
+def fits_table(results: dict[str, Any]) -> list[str]:
+    """One line per trained model and training set: seconds to fit (or to load a cached fit), and for the models
+    that record their training (lm-crs) its steps, examples, first and final loss and peak memory."""
+    fits = {(r["model"], r["train"]): r for r in results["results"] if r.get("train")}
+    if not fits:
+        return []
+    lines = ["### Fits", "", "| model | train | fit s | steps | examples | loss first → final | peak memory MB |",
+             "|---|---|---:|---:|---:|---|---:|"]
+    for (model, train), entry in fits.items():
+        done = entry.get("training") or {}
+        seconds = f"{entry['fit_s']:.0f}" + (" (cached)" if entry.get("cached") else "")
+        loss = f"{done['first_loss']:.2f} → {done['final_loss']:.2f}" if done else "–"
+        memory = f"{done['peak_memory_mb']:,} ({done['peak_memory_of']})" if done else "–"
+        lines.append(f"| {model} | {train} | {seconds} | {done.get('steps', '–')} | {done.get('examples', '–')} | "
+                     f"{loss} | {memory} |")
+    return lines + ["", "A cached fit's seconds are loading it; its training figures are the original fit's.", ""]
 
 
 def _cases_note(task: str, test: str, task_rows: list) -> str:

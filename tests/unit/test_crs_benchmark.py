@@ -158,6 +158,7 @@ def test_the_matrix_runs_end_to_end_on_real_dialogues(redial_small, scripted_run
     table = (tmp_path / "out" / "results.md").read_text()
     assert "| model | train | redial-test-40 R@1 |" in table and "| neural | scripted |" in table
     assert "crslab-dist@n: CRSLab's variant" in table and "| train | scripted | 20 |" in table
+    assert "### Fits" in table and "| neural | scripted | " in table.split("### Fits")[1]
     assert (tmp_path / "out" / "recommendation.png").stat().st_size > 0
     assert (tmp_path / "out" / "response.png").stat().st_size > 0
     assert "recommendation on inspired-test" in shown.stdout

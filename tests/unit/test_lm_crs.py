@@ -21,6 +21,7 @@ from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.lm.prompts import with_years
 from synth.benchmarks.crs.lm.settings import LmSettings
 from synth.benchmarks.crs.registry import resolve_models, tasks_of
+from synth.benchmarks.crs.results import markdown
 from synth.benchmarks.crs.run import BenchmarkOptions, run_benchmark
 from synth.cli import app
 from synth.config import BackendConfig
@@ -148,6 +149,10 @@ def test_the_benchmark_scores_both_tasks_and_records_the_fit(trained, files, set
     assert rows["lm-crs-zero-shot", "response"]["train"] is None and "training" not in rows["lm-crs-zero-shot", "response"]
     assert "Quiet Lighthouse (1987)" in rows["lm-crs", "response"]["examples"][0]["answer"]
     assert results["settings"]["lm"]["steps"] == 10 and results["settings"]["lm"]["learning_rate"] == 2e-3
+    record = trained.training_record
+    fit_line = (f"| lm-crs | planted | {rows['lm-crs', 'recommendation']['fit_s']:.0f} (cached) | 10 | "
+                f"{record['examples']} | {record['first_loss']:.2f} → {record['final_loss']:.2f} |")
+    assert fit_line in markdown(results)  # the fits table: steps, examples and losses of the original fit
 
 
 @pytest.mark.integration
