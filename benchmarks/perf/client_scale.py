@@ -7,8 +7,8 @@ For each run: dialogues/s and requests/s over the stretch in which requests reac
 left out: loading MovieLens and building the retriever), the client's CPU seconds per dialogue (the whole
 process), the stub's share of the CPU the two used, the connection faults the client retried, and the client's
 peak RSS. One run per checkout and retriever at `--profile-level` runs again under cProfile for CPU seconds per
-dialogue by stage (`cpu_stages.py`). Every run has `--n` dialogues, at least twice its concurrency, so that every
-level keeps its dialogues in flight.
+dialogue by stage (`cpu_stages.py`). Every run has `--n` dialogues, and at least `--per-level` times its
+concurrency, so that every level keeps its dialogues in flight for most of the run.
 
     python -m synth.benchmarks.perf.client_scale --before /tmp/before --levels 16,64,256,1024
 """
@@ -122,8 +122,8 @@ def run(stub: Stub, code: Path | None, retriever: str, concurrency: int, n: int,
                peak_rss_mib=usage.ru_maxrss / 1024, stages=stages)
 
 
-def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], n: int, profile_level: int | None,
-            scratch: Path) -> list[Row]:
+def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], n: int, per_level: float,
+            profile_level: int | None, scratch: Path) -> list[Row]:
     """Every checkout at every retriever and level (checkouts alternate, so drift hits both), then the profiled
     runs."""
     rows = []
@@ -133,12 +133,12 @@ def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], 
             for level in levels:
                 for index, code in enumerate(codes):
                     out = scratch / f"{index}-{retriever}-{level}"
-                    rows.append(run(stub, code, retriever, level, max(n, 2 * level), out))
+                    rows.append(run(stub, code, retriever, level, max(n, round(per_level * level)), out))
                     print(_line(rows[-1]), flush=True)
             if profile_level is not None:
                 for index, code in enumerate(codes):
                     out = scratch / f"profiled-{index}-{retriever}"
-                    rows.append(run(stub, code, retriever, profile_level, max(n, 2 * profile_level), out,
+                    rows.append(run(stub, code, retriever, profile_level, max(n, round(per_level * profile_level)), out,
                                     profile=scratch / f"{index}-{retriever}.prof"))
     return rows
 
@@ -173,13 +173,14 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another checkout's root, measured first")
     parser.add_argument("--levels", default="16,64,256,1024")
     parser.add_argument("--retrievers", default="bm25")
-    parser.add_argument("--n", type=int, default=300, help="dialogues a run (at least twice its concurrency)")
+    parser.add_argument("--n", type=int, default=300, help="dialogues a run (at least --per-level x its concurrency)")
+    parser.add_argument("--per-level", type=float, default=2.0)
     parser.add_argument("--profile-level", type=int, default=256, help="the level profiled (0: none)")
     args = parser.parse_args()
     codes = ([args.before.resolve()] if args.before else []) + [None]
     with TemporaryDirectory() as scratch:
         rows = measure(codes, args.retrievers.split(","), [int(level) for level in args.levels.split(",")], args.n,
-                       args.profile_level or None, Path(scratch))
+                       args.per_level, args.profile_level or None, Path(scratch))
     print(report(rows))
 
 

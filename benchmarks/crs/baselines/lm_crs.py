@@ -1,5 +1,6 @@
 """`lm-crs`, in the spirit of PECRS: one causal language model, fine-tuned (a LoRA adapter by default, or
-every weight) on each recommender turn of the training dialogues, writes the recommender's response and names
+every weight) on each recommender turn of the training dialogues and on each item those turns name (its title
+after the context and "I recommend": the recommendation objective), writes the recommender's response and names
 the item. The same model is a recommender and a responder. It ranks the items its response names first, in
 their order, then the dense retriever's top `CANDIDATES` for the context by the model's log-likelihood of
 their "Title (Year)" after the context and "I recommend"; other items are not ranked. `lm-crs-zero-shot` is the same
@@ -59,9 +60,12 @@ class LmCrs:
     def fit(self, data: TrainingData) -> None:
         from transformers import set_seed
 
-        examples = [self.writer.example(context, turn) for context, turn in recommender_turns(data.conversations)]
+        turns = recommender_turns(data.conversations)
+        examples = [self.writer.example(context, turn) for context, turn in turns]
         if not examples:
             raise SynthError(f"'{data.label}' has no recommender turns to train {self.name} on")
+        items = self.setup.space.items
+        examples += [self.writer.item_example(context, items[item]) for context, turn in turns for item in turn.items]
         set_seed(self.setup.seed)
         self._make_trainable()
         self.training_record = train(

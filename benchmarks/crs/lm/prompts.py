@@ -81,6 +81,13 @@ class PromptWriter:
         target = self._ids(lead + self.text(turn))[: self.response_tokens - 1] + [self.tokenizer.eos_token_id]
         return {"input_ids": prompt + target, "labels": [IGNORED] * len(prompt) + target}
 
+    def item_example(self, context: Sequence[Utterance], item: Item) -> dict[str, list[int]]:
+        """The recommendation objective: an item the recommender named, as " Title (Year)" after the context and
+        "I recommend" (where recommendation scores its candidates); the loss falls on the title alone."""
+        prompt = self.recommendation_prompt(context)
+        title = self._ids(self.title(item))
+        return {"input_ids": prompt + title, "labels": [IGNORED] * len(prompt) + title}
+
     def response(self, generated: str) -> str:
         """A generated turn as one line: without a leading "Recommender:", up to the next speaker's name,
         whitespace collapsed."""
