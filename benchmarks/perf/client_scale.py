@@ -18,10 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +28,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from synth.benchmarks.perf.cpu_stages import STAGE_NAMES, cpu_by_stage
+from synth.benchmarks.perf.servers import free_port, wait_until_serving
 
 
 @dataclass
@@ -75,20 +74,10 @@ class Stub:
 
 @contextmanager
 def stub_server() -> Iterator[Stub]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    child = subprocess.Popen([sys.executable, "-m", "synth.benchmarks.perf.stub_server", str(port)])
-    stub = Stub(port)
+    stub = Stub(free_port())
+    child = subprocess.Popen([sys.executable, "-m", "synth.benchmarks.perf.stub_server", str(stub.port)])
     try:
-        for _ in range(200):
-            try:
-                stub.stats()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            raise RuntimeError("the stub server did not start")
+        wait_until_serving(stub.url, child, api_key=None, timeout_s=20)
         yield stub
     finally:
         child.terminate()
@@ -108,9 +97,8 @@ def run(stub: Stub, code: Path | None, retriever: str, concurrency: int, n: int,
     with errors.open("w") as sink:
         child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=sink)
         _, status, usage = os.wait4(child.pid, 0)  # reaps the child: its own CPU time and peak RSS
-    child.returncode = os.waitstatus_to_exitcode(status)
     after = stub.stats()
-    if child.returncode:
+    if os.waitstatus_to_exitcode(status):
         raise RuntimeError(f"synth generate failed ({retriever}, {concurrency}): {errors.read_text()[-2000:]}")
     manifest = json.loads((out / "manifest.json").read_text())
     written = manifest["counts"]["written"]
@@ -126,6 +114,9 @@ def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], 
             profile_level: int | None, scratch: Path) -> list[Row]:
     """Every checkout at every retriever and level (checkouts alternate, so drift hits both), then the profiled
     runs."""
+    def sized(level: int) -> int:
+        return max(n, round(per_level * level))
+
     rows = []
     with stub_server() as stub:
         run(stub, None, retrievers[0], levels[0], min(n, 20), scratch / "warm-up")  # first imports, caches
@@ -133,12 +124,12 @@ def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], 
             for level in levels:
                 for index, code in enumerate(codes):
                     out = scratch / f"{index}-{retriever}-{level}"
-                    rows.append(run(stub, code, retriever, level, max(n, round(per_level * level)), out))
+                    rows.append(run(stub, code, retriever, level, sized(level), out))
                     print(_line(rows[-1]), flush=True)
             if profile_level is not None:
                 for index, code in enumerate(codes):
                     out = scratch / f"profiled-{index}-{retriever}"
-                    rows.append(run(stub, code, retriever, profile_level, max(n, round(per_level * profile_level)), out,
+                    rows.append(run(stub, code, retriever, profile_level, sized(profile_level), out,
                                     profile=scratch / f"{index}-{retriever}.prof"))
     return rows
 
