@@ -43,6 +43,7 @@ class Row:
     stub_cpu_s: float
     faults: int
     peak_rss_mib: float
+    fault_kinds: dict[str, int] = field(default_factory=dict)  # where the checkout's manifest records them
     stages: dict[str, float] = field(default_factory=dict)  # profiled CPU s per dialogue, when profiled
 
     @property
@@ -101,13 +102,13 @@ def run(stub: Stub, code: Path | None, retriever: str, concurrency: int, n: int,
     if os.waitstatus_to_exitcode(status):
         raise RuntimeError(f"synth generate failed ({retriever}, {concurrency}): {errors.read_text()[-2000:]}")
     manifest = json.loads((out / "manifest.json").read_text())
-    written = manifest["counts"]["written"]
+    written, counts = manifest["counts"]["written"], manifest.get("requests") or {}
     stages = {name: seconds / written for name, seconds in cpu_by_stage(profile).items()} if profile else {}
     return Row(code=code.name if code else "this checkout", retriever=retriever, concurrency=concurrency,
                dialogues=written, requests=int(after["requests"] - before["requests"]),
                window_s=after["last_at"] - after["first_at"], client_cpu_s=usage.ru_utime + usage.ru_stime,
-               stub_cpu_s=after["cpu_s"] - before["cpu_s"], faults=(manifest.get("requests") or {}).get("faults", 0),
-               peak_rss_mib=usage.ru_maxrss / 1024, stages=stages)
+               stub_cpu_s=after["cpu_s"] - before["cpu_s"], faults=counts.get("faults", 0),
+               peak_rss_mib=usage.ru_maxrss / 1024, fault_kinds=counts.get("fault_kinds", {}), stages=stages)
 
 
 def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], n: int, per_level: float,
@@ -137,7 +138,11 @@ def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], 
 def _line(row: Row) -> str:
     return (f"| {row.code} | {row.retriever} | {row.concurrency} | {row.dialogues_per_s:.1f} | "
             f"{row.requests_per_s:.0f} | {row.client_cpu_s / row.dialogues * 1000:.0f} | {row.stub_share:.0%} | "
-            f"{row.faults} | {row.peak_rss_mib:.0f} |")
+            f"{row.faults}{_kinds(row.fault_kinds)} | {row.peak_rss_mib:.0f} |")
+
+
+def _kinds(kinds: dict[str, int]) -> str:
+    return f" ({', '.join(f'{kind}: {count}' for kind, count in kinds.items())})" if kinds else ""
 
 
 def report(rows: list[Row]) -> str:

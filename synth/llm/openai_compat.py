@@ -224,7 +224,9 @@ class OpenAIBackend:
                 raw = await asyncio.wait_for(send(), self._timeout_s)  # a deadline for a server that trickles
                 answer = _parsed(raw, accept)
             except Exception as exc:
-                traffic.faults += is_transient(exc)
+                if is_transient(exc):
+                    traffic.faults += 1
+                    traffic.fault_kinds[describe(exc)] += 1
                 if isinstance(exc, openai.RateLimitError):
                     traffic.rate_limited += 1
                     traffic.concurrency.rate_limited(round_taken)

@@ -51,7 +51,11 @@ def describe(exc: BaseException) -> str:
         return "a response that is not a completion"
     if isinstance(exc, TimeoutError):
         return "no whole answer before the request's deadline"
-    return type(exc).__name__.removeprefix("API")
+    name = type(exc).__name__.removeprefix("API")
+    cause = exc.__cause__
+    while cause is not None and cause.__cause__ is not None:  # the transport's own error, where the SDK wraps one
+        cause = cause.__cause__
+    return f"{name}: {type(cause).__name__}" if cause is not None else name
 
 
 def retry_after(exc: BaseException | None) -> float | None:

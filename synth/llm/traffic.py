@@ -3,7 +3,8 @@ waiting for limits. The run shows it in its progress bar and keeps it in the man
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 from synth.llm.adaptive import AdaptiveConcurrency
 from synth.llm.base import ChatBackend
@@ -20,6 +21,7 @@ class Traffic:
     attempts: int = 0  # HTTP requests sent for them
     faults: int = 0  # attempts that met a transient fault (and were tried again, or ran out)
     rate_limited: int = 0  # of the faults, 429s
+    fault_kinds: Counter[str] = field(default_factory=Counter)  # the faults by `retries.describe`
 
     def summary(self) -> str:
         """One line for a progress bar."""
@@ -38,6 +40,7 @@ class Traffic:
             "concurrency_decreases": self.concurrency.decreases,
             "concurrency_lowest": self.concurrency.lowest,
             "waited_for_limits_s": round(self.limits.waited_s, 3),
+            "fault_kinds": dict(self.fault_kinds.most_common()),
         }
 
 

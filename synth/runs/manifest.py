@@ -131,6 +131,7 @@ class RequestCounts(BaseModel):
     concurrency_decreases: int  # times a 429 halved the requests allowed in flight
     concurrency_lowest: int
     waited_for_limits_s: float  # summed over requests: waits for --rpm, --tpm and the server's stated limits
+    fault_kinds: dict[str, int] = {}  # faults by kind ("HTTP 503", "ConnectionError: ServerDisconnectedError")
 
 
 class RayWorkerFigures(BaseModel):

@@ -107,6 +107,25 @@ def test_prompt_tokens_the_server_served_from_its_cache_are_not_counted_as_evalu
     assert complete(url).prompt_tokens_evaluated == 2
 
 
+def test_faults_are_counted_by_kind_with_the_transports_own_error(flaky_server):
+    url, state = flaky_server
+    state["plan"] = [503, "drop", 503]
+    backend = OpenAIBackend("m", base_url=url, api_key="k", structured="none", max_attempts=4, backoff_max_s=0.05)
+
+    async def go():
+        try:
+            return await backend.complete([{"role": "user", "content": "hi"}], max_tokens=8)
+        finally:
+            await backend.aclose()
+
+    asyncio.run(go())
+    kinds = backend.traffic.as_counts()["fault_kinds"]
+    assert kinds.pop("HTTP 503") == 2 and backend.traffic.faults == 3
+    # the SDK's error (aiohttp's dropped connection reaches it as a timeout), and the HTTP library's under it
+    [(dropped, count)] = kinds.items()
+    assert count == 1 and dropped in {"TimeoutError: ServerDisconnectedError", "ConnectionError: RemoteProtocolError"}
+
+
 def test_client_errors_are_not_retried(flaky_server):
     import openai
 
