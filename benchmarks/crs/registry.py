@@ -25,6 +25,7 @@ RESPONDERS: dict[str, type] = {
 LLM = ["llm-rec", "llm-response"]
 LM = ["lm-crs", "lm-crs-zero-shot"]
 SAMPLED = LLM + LM  # scored on a seeded sample of --llm-cases cases: each answer is generated
+UNTRAINED_TWINS = {LmCrs.name: LmCrsZeroShot.name}  # a trained model -> the same model untrained: what training adds
 GROUPS: dict[str, list[str]] = {
     "rec": [n for n in RECOMMENDERS if n not in SAMPLED],
     "response": [n for n in RESPONDERS if n not in SAMPLED],

@@ -23,7 +23,7 @@ from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_datas
 from synth.benchmarks.crs.evaluate import distinct_metrics, recommendation_metrics, score_responder, target_ranks
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.lm.settings import LmSettings
-from synth.benchmarks.crs.registry import LLM, LM, SAMPLED, baseline_class, tasks_of
+from synth.benchmarks.crs.registry import LLM, LM, SAMPLED, UNTRAINED_TWINS, baseline_class, tasks_of
 from synth.benchmarks.crs.significance import (
     RowValues,
     compare_training_sets,
@@ -120,7 +120,7 @@ def run_benchmark(
         "test_cases": {t.dataset.label: {"recommendation": len(t.recommendation), "response": len(t.responses)} for t in tests},
         "target_coverage": target_coverage(training, tests),
         "results": results,
-        "comparisons": compare_training_sets(scored, settings.seed),
+        "comparisons": compare_training_sets(scored, settings.seed, UNTRAINED_TWINS),
     }
 
 

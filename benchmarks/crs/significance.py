@@ -43,13 +43,24 @@ def intervals(values: dict[str, list[float]], seed: int) -> dict[str, list[float
     return {name: mean_interval(case_values, seed) for name, case_values in values.items()}
 
 
-def compare_training_sets(rows: Sequence[RowValues], seed: int) -> list[dict[str, object]]:
-    """For each model and test set scored after training on two or more sets, every pair of sets (in the
-    order given): the mean paired difference (second minus first) of each key metric and its interval."""
+UNTRAINED = "untrained"  # the training set's name for a trained model's untrained twin in a comparison
+
+
+def compare_training_sets(rows: Sequence[RowValues], seed: int,
+                          twins: dict[str, str] | None = None) -> list[dict[str, object]]:
+    """For each model and test set scored after training on two or more sets, or on one set beside its untrained
+    twin's row (`twins`: trained model -> untrained model, compared as the set "untrained", first), every pair of
+    sets (in the order given): the mean paired difference (second minus first) of each key metric and its
+    interval."""
     groups: dict[tuple[str, str, str], list[RowValues]] = {}
     for row in rows:
         if row.train is not None:
             groups.setdefault((row.task, row.model, row.test), []).append(row)
+    untrained = {(row.task, row.model, row.test): row for row in rows if row.train is None}
+    for (task, model, test), trained in groups.items():
+        twin = untrained.get((task, (twins or {}).get(model, ""), test))
+        if twin is not None:
+            trained.insert(0, RowValues(task, model, UNTRAINED, test, twin.values))
     found = []
     for (task, model, test), trained in groups.items():
         for first, second in combinations(trained, 2):
@@ -75,6 +86,7 @@ def verdict(comparisons: Sequence[dict[str, object]], short: dict[str, str]) -> 
     shown = [f"{c['model']} {short.get(str(c['metric']), c['metric'])} on {c['test']}: {c['second']} "
              f"{'+' if float(c['difference']) > 0 else '−'}{abs(float(c['difference'])):.3f} against {c['first']} "
              f"[{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}]" for c in significant]  # type: ignore[index]
-    head = (f"Differences between training sets (paired bootstrap over the same test cases, 95%): "
-            f"{len(significant)} of {len(comparisons)} significant")
+    twin = any(c["first"] == UNTRAINED for c in comparisons)
+    head = (f"Differences between training sets{f', {UNTRAINED!r} being the untrained model' if twin else ''} "
+            f"(paired bootstrap over the same test cases, 95%): {len(significant)} of {len(comparisons)} significant")
     return head + (": " + "; ".join(shown) + "." if shown else "; no training set beats another on these cases.")

@@ -197,6 +197,23 @@ def test_paired_differences_between_training_sets_are_significant_only_when_they
     assert "pop R@10 on t: both +0.200 against human" in sentence
 
 
+def test_a_trained_model_is_compared_case_by_case_with_its_untrained_twin():
+    from synth.benchmarks.crs.significance import UNTRAINED, RowValues, compare_training_sets, verdict
+
+    cases = 100
+    better = [1.0] * 30 + [0.0] * (cases - 30)
+    zero_shot = RowValues("response", "lm-zero", None, "t", {"f1": [0.0] * cases})
+    trained = RowValues("response", "lm", "redial", "t", {"f1": better})
+    other = RowValues("response", "bm25", None, "t", {"f1": better})  # untrained, no twin: compared with nothing
+    rows = [trained, zero_shot, other]
+    assert compare_training_sets(rows, seed=0) == []  # without twins, one training set compares with nothing
+    (found,) = compare_training_sets(rows, seed=0, twins={"lm": "lm-zero"})
+    assert (found["model"], found["first"], found["second"]) == ("lm", UNTRAINED, "redial")
+    assert found["significant"] and found["difference"] == 0.3
+    sentence = verdict([found], {"f1": "F1"})
+    assert "'untrained' being the untrained model" in sentence and "lm F1 on t: redial +0.300 against untrained" in sentence
+
+
 def test_joined_and_equal_sized_training_sets_with_intervals(redial_small, scripted_run, tmp_path):
     from synth.benchmarks.crs.run import BenchmarkOptions, run_benchmark
 
