@@ -18,6 +18,7 @@ from synth.benchmarks.crs.cache import fit_or_load, model_key
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase, recommendation_cases, response_cases
 from synth.benchmarks.crs.datasets import Conversation, Utterance, load_dataset, parse_specs
 from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.crs.lm.inference import TitleTrie, best_titles, title_log_likelihoods
 from synth.benchmarks.crs.lm.prompts import with_years
 from synth.benchmarks.crs.lm.settings import LmSettings
 from synth.benchmarks.crs.registry import resolve_models, tasks_of
@@ -109,6 +110,19 @@ def test_a_few_steps_lower_the_loss_and_plant_the_recommendation(trained, plante
     assert int(np.argmax(untrained.score_batch([case])[0])) != row  # what training taught
     [response] = trained.respond([ResponseCase("held", HELD_OUT, "")])
     assert "Quiet Lighthouse (1987)" in response
+
+
+@pytest.mark.integration
+def test_the_beam_search_over_every_title_scores_as_the_candidates_do_and_finds_the_planted_one(trained, setup):
+    model, tokenizer, device = trained.lm.model, trained.lm.tokenizer, trained.lm.device
+    prompt = trained.writer.recommendation_prompt(HELD_OUT)
+    titles = [trained.writer.title(setup.space.items[item_id]) for item_id in setup.space.ids]
+    trie = TitleTrie([tokenizer(title, add_special_tokens=False)["input_ids"] for title in titles])
+    every = title_log_likelihoods(model, tokenizer, prompt, titles, device)
+    found = best_titles(model, prompt, trie, len(titles), device)  # a beam as wide as the catalog sees all of it
+    assert sorted(found) == list(range(len(titles)))
+    np.testing.assert_allclose([found[row] for row in range(len(titles))], every, rtol=1e-4, atol=1e-4)
+    assert list(best_titles(model, prompt, trie, 1, device)) == [setup.space.row(PLANTED)]
 
 
 @pytest.mark.integration

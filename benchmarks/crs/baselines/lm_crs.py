@@ -2,9 +2,11 @@
 every weight) on each recommender turn of the training dialogues and on each item those turns name (its title
 after the context and "I recommend": the recommendation objective), writes the recommender's response and names
 the item. The same model is a recommender and a responder. It ranks the items its response names first, in
-their order, then the dense retriever's top `CANDIDATES` for the context by the model's log-likelihood of
-their "Title (Year)" after the context and "I recommend"; other items are not ranked. `lm-crs-zero-shot` is the same
-model untrained."""
+their order, then by the model's log-likelihood of their " Title (Year)" after the context and "I recommend" the
+union of two candidate sets: the dense retriever's top `CANDIDATES` for the context, and the model's own
+`BEAM_WIDTH` likeliest titles of the whole catalog, found by a beam search over a prefix tree of every title (so a
+title the model learned to suggest is ranked even where the retriever misses it); other items are not ranked.
+`lm-crs-zero-shot` is the same model untrained."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from synth.benchmarks.crs.baselines.retrieval import DenseRecommender
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.datasets import Conversation, Utterance
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.crs.lm.inference import generate, title_log_likelihoods
+from synth.benchmarks.crs.lm.inference import TitleTrie, best_titles, generate, title_log_likelihoods
 from synth.benchmarks.crs.lm.model import load_lm, load_trained_weights, model_name, trained_weights, with_lora
 from synth.benchmarks.crs.lm.prompts import PromptWriter
 from synth.benchmarks.crs.lm.training import train
@@ -30,6 +32,7 @@ from synth.filters.titles import title_mentions
 from synth.progress import track
 
 CANDIDATES = 100  # items ranked by likelihood per context: the dense retriever's best
+BEAM_WIDTH = 50  # and the model's likeliest titles of the whole catalog
 RESPONSE_BATCH = 16
 
 
@@ -45,6 +48,7 @@ class LmCrs:
         self.training_record: dict[str, Any] | None = None
         self._responses: dict[tuple[Utterance, ...], str] = {}
         self._retriever: DenseRecommender | None = None
+        self._trie: TitleTrie | None = None
 
     @property
     def lora(self) -> bool:
@@ -100,10 +104,13 @@ class LmCrs:
         rows = {}
         for context in track(contexts, f"{self.name}: rank items", self.setup.progress):
             row = np.full(len(space), -np.inf, dtype=np.float32)
+            prompt = self.writer.recommendation_prompt(context)
+            if len(space) > CANDIDATES:
+                for found, likelihood in best_titles(self.lm.model, prompt, self._titles(), BEAM_WIDTH,
+                                                     self.lm.device).items():
+                    row[found] = likelihood
             titles = [self.writer.title(space.items[ids[r]]) for r in pools[context]]
-            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer,
-                                                        self.writer.recommendation_prompt(context), titles,
-                                                        self.lm.device)
+            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer, prompt, titles, self.lm.device)
             named = named_items(responses[context], space)
             for rank, item_id in enumerate(named):
                 row[space.row(item_id)] = len(named) - rank  # above every log-likelihood (<= 0)
@@ -124,6 +131,14 @@ class LmCrs:
             answers = generate(self.lm.model, self.lm.tokenizer, prompts, self.writer.response_tokens, self.lm.device)
             self._responses.update((c, self.writer.response(a)) for c, a in zip(batch, answers))
         return [self._responses[c] for c in contexts]
+
+    def _titles(self) -> TitleTrie:
+        """Every item's " Title (Year)" tokens as a prefix tree, by row of the item space (built once)."""
+        if self._trie is None:
+            space = self.setup.space
+            self._trie = TitleTrie([self.lm.tokenizer(self.writer.title(space.items[item_id]),
+                                                      add_special_tokens=False)["input_ids"] for item_id in space.ids])
+        return self._trie
 
     def _pools(self, cases: Sequence[RecommendationCase]) -> list[np.ndarray]:
         """The item rows each case's likelihood ranking covers: the whole space when it is small."""
@@ -153,9 +168,13 @@ def named_items(text: str, space: ItemSpace) -> list[str]:
     return list(dict.fromkeys(item_id for item_id in found if item_id is not None))
 
 
+WEIGHTS_CODE = ("model.py", "prompts.py", "training.py")  # the lm modules the fitted weights depend on
+
+
 def _code_digest() -> str:
-    """sha256 of the lm package's code: a change to how the model trains retrains it."""
+    """sha256 of the code that makes the fitted weights: a change to how the model trains retrains it, a change
+    to how it is scored (inference.py) does not."""
     digest = hashlib.sha256()
-    for path in sorted(Path(lm.__file__).parent.glob("*.py")):
-        digest.update(path.read_bytes())
+    for name in WEIGHTS_CODE:
+        digest.update((Path(lm.__file__).parent / name).read_bytes())
     return digest.hexdigest()

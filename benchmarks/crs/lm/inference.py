@@ -29,7 +29,7 @@ def title_log_likelihoods(model: Any, tokenizer: Any, prompt: list[int], titles:
     import torch
 
     with torch.no_grad():
-        start = model(input_ids=torch.tensor([prompt], device=device), use_cache=True)
+        start = model(input_ids=torch.tensor([prompt], device=device), use_cache=True, logits_to_keep=1)
         first = start.logits[0, -1].float().log_softmax(-1)
         scores = []
         for offset in range(0, len(titles), TITLE_BATCH):
@@ -43,3 +43,53 @@ def title_log_likelihoods(model: Any, tokenizer: Any, prompt: list[int], titles:
             following = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:, None])[..., 0] * mask[:, 1:]
             scores.append(first[ids[:, 0]] + following.sum(1))
     return torch.cat(scores).cpu().numpy()
+
+
+class TitleTrie:
+    """Every title's token ids as a prefix tree: the tokens that may follow each prefix (node), and the rows of the
+    titles that end at it."""
+
+    def __init__(self, titles: Sequence[list[int]]):
+        self.children: list[dict[int, int]] = [{}]
+        self.ends: list[list[int]] = [[]]
+        for row, ids in enumerate(titles):
+            node = 0
+            for token in ids:
+                if token not in self.children[node]:
+                    self.children[node][token] = len(self.children)
+                    self.children.append({})
+                    self.ends.append([])
+                node = self.children[node][token]
+            self.ends[node].append(row)
+
+
+def best_titles(model: Any, prompt: list[int], trie: TitleTrie, width: int, device: str) -> dict[int, float]:
+    """log P(title | prompt) of the likeliest titles, by row: a beam search of `width` prefixes over the trie, so the
+    whole catalog is searched at the cost of `width` short sequences. A title leaves the beam when it ends; the
+    search stops once no prefix left in the beam can outscore the `width`-th title found."""
+    import torch
+
+    found: dict[int, float] = {}
+    with torch.no_grad():
+        output = model(input_ids=torch.tensor([prompt], device=device), use_cache=True, logits_to_keep=1)
+        cache, beams = output.cache, [(0, 0.0)]  # (trie node, log-likelihood so far): one cache row per beam
+        while beams:
+            log_probs = output.logits[:, -1].float().log_softmax(-1).cpu()
+            expansions: list[tuple[float, int, int, int]] = []  # (score, beam, token, node)
+            for beam, (node, score) in enumerate(beams):
+                tokens = list(trie.children[node])
+                scores = (score + log_probs[beam, tokens]).tolist()
+                expansions += zip(scores, [beam] * len(tokens), tokens, trie.children[node].values())
+            expansions = sorted(expansions, reverse=True)[:width]
+            for score, _, _, node in expansions:
+                found.update((row, score) for row in trie.ends[node])
+            floor = sorted(found.values(), reverse=True)[width - 1] if len(found) >= width else -np.inf
+            alive = [(score, beam, token, node) for score, beam, token, node in expansions
+                     if trie.children[node] and score > floor]
+            if not alive:
+                break
+            cache.reorder_cache(torch.tensor([beam for _, beam, _, _ in alive], device=device))
+            output = model(input_ids=torch.tensor([[token] for _, _, token, _ in alive], device=device), cache=cache,
+                           use_cache=True)
+            beams = [(node, score) for score, _, _, node in alive]
+    return found
