@@ -1,6 +1,7 @@
 """What `lm-crs`'s model says and how likely it finds each item: greedy responses to prompts, in left-padded
-batches, and the log-likelihood of item titles right after a prompt, the prompt computed once and its
-key-value cache shared by the titles."""
+batches; the log-likelihood of given item titles right after a prompt, the prompt computed once and its
+key-value cache shared by the titles; and the likeliest titles of a whole catalog, by a beam search over a
+prefix tree of their tokens."""
 
 from __future__ import annotations
 
