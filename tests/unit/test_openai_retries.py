@@ -80,8 +80,13 @@ def check(url, **options):
     return backend
 
 
-def complete(url):
-    backend = OpenAIBackend("m", base_url=url, api_key="k", structured="none", max_attempts=4, backoff_max_s=0.05)
+def quick_backend(url):
+    """A backend that retries 4 times, quickly."""
+    return OpenAIBackend("m", base_url=url, api_key="k", structured="none", max_attempts=4, backoff_max_s=0.05)
+
+
+def complete(url, backend=None):
+    backend = backend or quick_backend(url)
 
     async def go():
         try:
@@ -110,15 +115,8 @@ def test_prompt_tokens_the_server_served_from_its_cache_are_not_counted_as_evalu
 def test_faults_are_counted_by_kind_with_the_transports_own_error(flaky_server):
     url, state = flaky_server
     state["plan"] = [503, "drop", 503]
-    backend = OpenAIBackend("m", base_url=url, api_key="k", structured="none", max_attempts=4, backoff_max_s=0.05)
-
-    async def go():
-        try:
-            return await backend.complete([{"role": "user", "content": "hi"}], max_tokens=8)
-        finally:
-            await backend.aclose()
-
-    asyncio.run(go())
+    backend = quick_backend(url)
+    complete(url, backend)
     kinds = backend.traffic.as_counts()["fault_kinds"]
     assert kinds.pop("HTTP 503") == 2 and backend.traffic.faults == 3
     # the SDK's error (aiohttp's dropped connection reaches it as a timeout), and the HTTP library's under it
