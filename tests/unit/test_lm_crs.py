@@ -18,7 +18,7 @@ from synth.benchmarks.crs.cache import fit_or_load, model_key
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase, recommendation_cases, response_cases
 from synth.benchmarks.crs.datasets import Conversation, Utterance, load_dataset, parse_specs
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.crs.lm.inference import TitleTrie, best_titles, title_log_likelihoods
+from synth.benchmarks.crs.lm.inference import TitleTrie, best_titles, read_prompt, title_log_likelihoods
 from synth.benchmarks.crs.lm.prompts import with_years
 from synth.benchmarks.crs.lm.settings import LmSettings
 from synth.benchmarks.crs.registry import resolve_models, tasks_of
@@ -115,14 +115,16 @@ def test_a_few_steps_lower_the_loss_and_plant_the_recommendation(trained, plante
 @pytest.mark.integration
 def test_the_beam_search_over_every_title_scores_as_the_candidates_do_and_finds_the_planted_one(trained, setup):
     model, tokenizer, device = trained.lm.model, trained.lm.tokenizer, trained.lm.device
-    prompt = trained.writer.recommendation_prompt(HELD_OUT)
-    titles = [trained.writer.title(setup.space.items[item_id]) for item_id in setup.space.ids]
-    trie = TitleTrie([tokenizer(title, add_special_tokens=False)["input_ids"] for title in titles])
-    every = title_log_likelihoods(model, tokenizer, prompt, titles, device)
-    found = best_titles(model, prompt, trie, len(titles), device)  # a beam as wide as the catalog sees all of it
+    start = read_prompt(model, trained.writer.recommendation_prompt(HELD_OUT), device)
+    titles = trained.title_tokens()
+    trie = TitleTrie(titles)
+    every = title_log_likelihoods(model, tokenizer, start, titles, device)
+    found = best_titles(model, start, trie, len(titles), device)  # a beam as wide as the catalog sees all of it
     assert sorted(found) == list(range(len(titles)))
     np.testing.assert_allclose([found[row] for row in range(len(titles))], every, rtol=1e-4, atol=1e-4)
-    assert list(best_titles(model, prompt, trie, 1, device)) == [setup.space.row(PLANTED)]
+    assert list(best_titles(model, start, trie, 1, device)) == [setup.space.row(PLANTED)]
+    # the searches worked on copies: the prompt's cache still gives the same likelihoods
+    np.testing.assert_allclose(title_log_likelihoods(model, tokenizer, start, titles, device), every, rtol=1e-5)
 
 
 @pytest.mark.integration
@@ -148,6 +150,11 @@ def test_the_fitted_adapter_is_cached_under_the_settings_that_change_it(trained,
     full = replace(SETTINGS, full_finetune=True)
     assert key(replace(full, lora_r=32)) == key(full)  # no adapter in a full fine-tuning
     assert key(replace(SETTINGS, learning_rate=None)) == key(replace(SETTINGS, learning_rate=5e-4))  # the default
+    # a test set's new items leave the fit alone; a new title for an item the dialogues mention does not
+    unmentioned = Item(id="99", title="Brand New", year=2020)
+    assert key(SETTINGS, replace(setup, space=ItemSpace({**CATALOG, "99": unmentioned}))) == base
+    renamed = {**CATALOG, PLANTED: Item(id=PLANTED, title="Quiet Lighthouses", year=1987)}
+    assert key(SETTINGS, replace(setup, space=ItemSpace(renamed))) != base
 
 
 @pytest.mark.integration

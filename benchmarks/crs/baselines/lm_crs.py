@@ -23,7 +23,7 @@ from synth.benchmarks.crs.baselines.retrieval import DenseRecommender
 from synth.benchmarks.crs.cases import RecommendationCase, ResponseCase
 from synth.benchmarks.crs.datasets import Conversation, Utterance
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.crs.lm.inference import TitleTrie, best_titles, generate, title_log_likelihoods
+from synth.benchmarks.crs.lm.inference import TitleTrie, best_titles, generate, read_prompt, title_log_likelihoods
 from synth.benchmarks.crs.lm.model import load_lm, load_trained_weights, model_name, trained_weights, with_lora
 from synth.benchmarks.crs.lm.prompts import PromptWriter
 from synth.benchmarks.crs.lm.training import train
@@ -48,6 +48,7 @@ class LmCrs:
         self.training_record: dict[str, Any] | None = None
         self._responses: dict[tuple[Utterance, ...], str] = {}
         self._retriever: DenseRecommender | None = None
+        self._title_ids: list[list[int]] | None = None
         self._trie: TitleTrie | None = None
 
     @property
@@ -60,6 +61,11 @@ class LmCrs:
         return {"model": model_name(settings.model), "steps": settings.steps, "batch_size": settings.batch_size,
                 "max_length": settings.max_length, "lora_r": settings.lora_r if self.lora else None,
                 "learning_rate": settings.rate, "code": _code_digest()}
+
+    def fit_items(self, data: TrainingData) -> set[str]:
+        """The items the fit reads (their titles are written into its prompts and targets): those the dialogues
+        mention, so that adding a test set to the item space does not train again."""
+        return {item for conversation in data.conversations for u in conversation.utterances for item in u.items}
 
     def fit(self, data: TrainingData) -> None:
         from transformers import set_seed
@@ -100,17 +106,17 @@ class LmCrs:
         contexts = list(first_case)
         responses = dict(zip(contexts, self._respond(contexts)))
         pools = dict(zip(contexts, self._pools([first_case[c] for c in contexts])))
-        ids = space.ids
         rows = {}
         for context in track(contexts, f"{self.name}: rank items", self.setup.progress):
             row = np.full(len(space), -np.inf, dtype=np.float32)
-            prompt = self.writer.recommendation_prompt(context)
+            start = read_prompt(self.lm.model, self.writer.recommendation_prompt(context), self.lm.device)
             if len(space) > CANDIDATES:
-                for found, likelihood in best_titles(self.lm.model, prompt, self._titles(), BEAM_WIDTH,
+                for found, likelihood in best_titles(self.lm.model, start, self._titles(), BEAM_WIDTH,
                                                      self.lm.device).items():
                     row[found] = likelihood
-            titles = [self.writer.title(space.items[ids[r]]) for r in pools[context]]
-            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer, prompt, titles, self.lm.device)
+            pool_titles = [self.title_tokens()[r] for r in pools[context]]
+            row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer, start, pool_titles,
+                                                        self.lm.device)
             named = named_items(responses[context], space)
             for rank, item_id in enumerate(named):
                 row[space.row(item_id)] = len(named) - rank  # above every log-likelihood (<= 0)
@@ -132,12 +138,18 @@ class LmCrs:
             self._responses.update((c, self.writer.response(a)) for c, a in zip(batch, answers))
         return [self._responses[c] for c in contexts]
 
+    def title_tokens(self) -> list[list[int]]:
+        """Every item's " Title (Year)" token ids, by row of the item space (tokenized once)."""
+        if self._title_ids is None:
+            space, tokenizer = self.setup.space, self.lm.tokenizer
+            self._title_ids = [tokenizer(self.writer.title(space.items[item_id]), add_special_tokens=False)["input_ids"]
+                               for item_id in space.ids]
+        return self._title_ids
+
     def _titles(self) -> TitleTrie:
-        """Every item's " Title (Year)" tokens as a prefix tree, by row of the item space (built once)."""
+        """Every item's title tokens as a prefix tree (built once)."""
         if self._trie is None:
-            space = self.setup.space
-            self._trie = TitleTrie([self.lm.tokenizer(self.writer.title(space.items[item_id]),
-                                                      add_special_tokens=False)["input_ids"] for item_id in space.ids])
+            self._trie = TitleTrie(self.title_tokens())
         return self._trie
 
     def _pools(self, cases: Sequence[RecommendationCase]) -> list[np.ndarray]:
