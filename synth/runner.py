@@ -27,6 +27,7 @@ from synth.prompting import PromptSet
 from synth.records import DialogueRecord
 from synth.runs.atomic import write_items
 from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE
+from synth.runs.lock import writing_to
 from synth.runs.manifest import (
     SUMMED_COUNTS,
     Counts,
@@ -115,7 +116,20 @@ async def generate(
     on_record: Callable[[DialogueRecord], None] | None = None,
 ) -> Manifest:
     """Play `config.n` games (the shard's, with `config.shard`) and write them to `out_dir`; returns the
-    manifest. `on_record` is called with each record once it is written (progress of a Ray worker)."""
+    manifest. `on_record` is called with each record once it is written (progress of a Ray worker). Another run
+    writing to `out_dir` stops this one before anything loads."""
+    with writing_to(out_dir):
+        return await _generate(config, out_dir, backend=backend, overwrite=overwrite, on_record=on_record)
+
+
+async def _generate(
+    config: GenerateConfig,
+    out_dir: Path,
+    *,
+    backend: ChatBackend | None,
+    overwrite: bool,
+    on_record: Callable[[DialogueRecord], None] | None,
+) -> Manifest:
     started, clock = now(), time.perf_counter()
     data = load_data(config)
     domain = load_domain(config.domain_name)

@@ -1,5 +1,7 @@
 import asyncio
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -162,3 +164,22 @@ def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
     assert figures["cost_usd_total"] == pytest.approx((prompt * 3.0 + completion * 50.0) / 1e6, abs=0.006)
     assert abs(prompt - completion) * (50.0 - 3.0) / 1e6 > 0.05  # so prices swapped between the sides would fail
     assert not (tmp_path / "dialogues.jsonl").exists() and (tmp_path / "requests.sqlite").exists()
+
+
+def test_a_second_run_on_a_folder_being_written_stops_before_touching_it(tmp_path):
+    config = GenerateConfig(n=2, seed=1, progress=False)
+    run(config, tmp_path)
+    before = (tmp_path / "dialogues.jsonl").read_bytes()
+    holder = subprocess.Popen(  # another synth process writing to the folder
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from synth.runs.lock import writing_to\n"
+         f"with writing_to(Path({str(tmp_path)!r})):\n    print('held', flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(SynthError, match=rf"process {holder.pid} is writing to this folder"):
+            run(config, tmp_path, overwrite=True)
+        assert (tmp_path / "dialogues.jsonl").read_bytes() == before  # --overwrite deleted nothing
+    finally:
+        holder.kill()  # kill -9: the lock goes with the process
+        holder.wait()
+    assert run(config, tmp_path, overwrite=True).counts.written == 2

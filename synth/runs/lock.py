@@ -1,0 +1,43 @@
+"""One writer per run folder: `synth generate` holds an exclusive lock on OUT/.lock while it writes there, so a
+second run on the same `--out` stops at once instead of appending its records between the first one's."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from synth.errors import SynthError
+
+LOCK_FILE = ".lock"  # holds the writing process's id; the lock dies with the process (kill -9 included)
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def writing_to(out_dir: Path) -> Iterator[None]:
+    """Hold `out_dir`'s lock for the block; a SynthError naming the process that holds it, if another does. On a
+    file system without locks (some network mounts) the block runs unlocked, with a warning."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / LOCK_FILE).open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise SynthError(f"{out_dir}: {holder} is writing to this folder; wait for it to end, or give another "
+                             "--out") from None
+        except OSError as exc:
+            log.warning("%s: cannot lock the folder (%s); a second run on it would not be stopped", out_dir, exc)
+            yield
+            return
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
