@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,9 +19,23 @@ log = logging.getLogger(__name__)
 
 @contextmanager
 def writing_to(out_dir: Path) -> Iterator[None]:
-    """Hold `out_dir`'s lock for the block; a SynthError naming the process that holds it, if another does. On a
-    file system without locks (some network mounts) the block runs unlocked, with a warning."""
+    """Hold `out_dir`'s lock for the block; a SynthError naming the process that holds it, if another does. A
+    folder made here for a block that fails before writing anything is removed again (bad input leaves no
+    folder behind). On a file system without locks (some network mounts) the block runs unlocked, with a
+    warning."""
+    made = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with _held(out_dir):
+            yield
+    except BaseException:
+        if made and [p.name for p in out_dir.iterdir()] == [LOCK_FILE]:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def _held(out_dir: Path) -> Iterator[None]:
     with (out_dir / LOCK_FILE).open("a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
