@@ -1,4 +1,5 @@
-"""Fitted baselines kept on disk: the key is the baseline's source code, the training data's bytes, the item
+"""Fitted baselines kept on disk: the key is the baseline's source code (or, for a baseline that names it with
+`fit_code()`, only the code its fitted state depends on), the training data's bytes, the item
 space (or, for a baseline that names them with `fit_items()`, only the items its weights can depend on), the
 seed, the embedding model and the baseline's own fit settings (`fit_settings()`, where it has them), so any
 change to one of them trains again."""
@@ -18,11 +19,10 @@ CACHE_VERSION = 1
 
 
 def model_key(model: Any, data: TrainingData, setup: Setup) -> str:
-    source = Path(inspect.getfile(type(model))).read_bytes()
     parts = {
         "version": CACHE_VERSION,
         "model": model.name,
-        "code": hashlib.sha256(source).hexdigest(),
+        "code": _code_digest(model),
         "data": data.fingerprint,
         "items": _items_digest(model, data, setup),
         "seed": setup.seed,
@@ -31,6 +31,14 @@ def model_key(model: Any, data: TrainingData, setup: Setup) -> str:
     if hasattr(model, "fit_settings"):
         parts["fit_settings"] = model.fit_settings()
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def _code_digest(model: Any) -> str:
+    """sha256 of the baseline's module; or of the code it says its fit runs (a change to how it scores then leaves
+    the fit alone)."""
+    if hasattr(model, "fit_code"):
+        return hashlib.sha256("\n".join(model.fit_code()).encode()).hexdigest()
+    return hashlib.sha256(Path(inspect.getfile(type(model))).read_bytes()).hexdigest()
 
 
 def _items_digest(model: Any, data: TrainingData, setup: Setup) -> str:

@@ -4,6 +4,7 @@ adapter is cached under a key of the settings that change the fit; both tasks' r
 bad models and training sets end in one line."""
 
 import copy
+import inspect
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -128,7 +129,7 @@ def test_the_beam_search_over_every_title_scores_as_the_candidates_do_and_finds_
 
 
 @pytest.mark.integration
-def test_the_fitted_adapter_is_cached_under_the_settings_that_change_it(trained, planted, setup):
+def test_the_fitted_adapter_is_cached_under_the_settings_that_change_it(trained, planted, setup, monkeypatch):
     again = LmCrs(setup)
     assert fit_or_load(again, planted, setup) is True
     case = RecommendationCase("held", HELD_OUT, PLANTED, ("5",))
@@ -155,6 +156,11 @@ def test_the_fitted_adapter_is_cached_under_the_settings_that_change_it(trained,
     assert key(SETTINGS, replace(setup, space=ItemSpace({**CATALOG, "99": unmentioned}))) == base
     renamed = {**CATALOG, PLANTED: Item(id=PLANTED, title="Quiet Lighthouses", year=1987)}
     assert key(SETTINGS, replace(setup, space=ItemSpace(renamed))) != base
+    # the code that makes the weights is in the key; the code that scores them is not
+    code = trained.fit_code()
+    assert inspect.getsource(LmCrs.fit) in code and inspect.getsource(LmCrs.score_batch) not in code
+    monkeypatch.setattr(LmCrs, "fit_code", lambda self: [*code, "# one more line in fit"])
+    assert key(SETTINGS) != base
 
 
 @pytest.mark.integration

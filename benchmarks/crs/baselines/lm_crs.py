@@ -10,7 +10,7 @@ title the model learned to suggest is ranked even where the retriever misses it)
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from synth.progress import track
 CANDIDATES = 100  # items ranked by likelihood per context: the dense retriever's best
 BEAM_WIDTH = 50  # and the model's likeliest titles of the whole catalog
 RESPONSE_BATCH = 16
+WEIGHTS_MODULES = ("model.py", "prompts.py", "training.py")  # the lm modules the fitted weights depend on
 
 
 class LmCrs:
@@ -60,7 +61,13 @@ class LmCrs:
         settings = self.settings
         return {"model": model_name(settings.model), "steps": settings.steps, "batch_size": settings.batch_size,
                 "max_length": settings.max_length, "lora_r": settings.lora_r if self.lora else None,
-                "learning_rate": settings.rate, "code": _code_digest()}
+                "learning_rate": settings.rate}
+
+    def fit_code(self) -> list[str]:
+        """The code the fitted weights depend on (in the cache key): `fit` and what it calls, and the lm modules
+        that load, prompt and train the model; not how the fitted model is scored (inference.py, the ranking)."""
+        modules = [(Path(lm.__file__).parent / name).read_text() for name in WEIGHTS_MODULES]
+        return [inspect.getsource(code) for code in (LmCrs.fit, LmCrs._make_trainable, recommender_turns)] + modules
 
     def fit_items(self, data: TrainingData) -> set[str]:
         """The items the fit reads (their titles are written into its prompts and targets): those the dialogues
@@ -106,7 +113,7 @@ class LmCrs:
         contexts = list(first_case)
         responses = dict(zip(contexts, self._respond(contexts)))
         pools = dict(zip(contexts, self._pools([first_case[c] for c in contexts])))
-        rows = {}
+        rows, title_ids = {}, self.title_tokens()
         for context in track(contexts, f"{self.name}: rank items", self.setup.progress):
             row = np.full(len(space), -np.inf, dtype=np.float32)
             start = read_prompt(self.lm.model, self.writer.recommendation_prompt(context), self.lm.device)
@@ -114,7 +121,7 @@ class LmCrs:
                 for found, likelihood in best_titles(self.lm.model, start, self._titles(), BEAM_WIDTH,
                                                      self.lm.device).items():
                     row[found] = likelihood
-            pool_titles = [self.title_tokens()[r] for r in pools[context]]
+            pool_titles = [title_ids[r] for r in pools[context]]
             row[pools[context]] = title_log_likelihoods(self.lm.model, self.lm.tokenizer, start, pool_titles,
                                                         self.lm.device)
             named = named_items(responses[context], space)
@@ -178,15 +185,3 @@ def named_items(text: str, space: ItemSpace) -> list[str]:
     """The distinct items of the space that `text` names as "Title (Year)", in order."""
     found = (space.find(f"{title} ({year})") for title, year in title_mentions(text))
     return list(dict.fromkeys(item_id for item_id in found if item_id is not None))
-
-
-WEIGHTS_CODE = ("model.py", "prompts.py", "training.py")  # the lm modules the fitted weights depend on
-
-
-def _code_digest() -> str:
-    """sha256 of the code that makes the fitted weights: a change to how the model trains retrains it, a change
-    to how it is scored (inference.py) does not."""
-    digest = hashlib.sha256()
-    for name in WEIGHTS_CODE:
-        digest.update((Path(lm.__file__).parent / name).read_bytes())
-    return digest.hexdigest()
