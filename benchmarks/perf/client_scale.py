@@ -5,8 +5,8 @@ its own code on this environment's packages).
 
 For each run: dialogues/s and requests/s over the stretch in which requests reached the stub (start-up is
 left out: loading MovieLens and building the retriever), the client's CPU seconds per dialogue (the whole
-process), the stub's share of the CPU the two used, the connection faults the client retried, and the client's
-peak RSS. One run per checkout and retriever at `--profile-level` runs again under cProfile for CPU seconds per
+process), the stub's share of the CPU the two used, the faults the client retried, the sends it sent again at once
+because they met a connection the stub had closed (its idle timeout), and the client's peak RSS. One run per checkout and retriever at `--profile-level` runs again under cProfile for CPU seconds per
 dialogue by stage (`cpu_stages.py`). Every run has `--n` dialogues, and at least `--per-level` times its
 concurrency, so that every level keeps its dialogues in flight for most of the run.
 
@@ -44,6 +44,7 @@ class Row:
     faults: int
     peak_rss_mib: float
     fault_kinds: dict[str, int] = field(default_factory=dict)  # where the checkout's manifest records them
+    closed_connections: int = 0  # sends that met a connection the stub had closed, sent again at once
     stages: dict[str, float] = field(default_factory=dict)  # profiled CPU s per dialogue, when profiled
 
     @property
@@ -108,7 +109,8 @@ def run(stub: Stub, code: Path | None, retriever: str, concurrency: int, n: int,
                dialogues=written, requests=int(after["requests"] - before["requests"]),
                window_s=after["last_at"] - after["first_at"], client_cpu_s=usage.ru_utime + usage.ru_stime,
                stub_cpu_s=after["cpu_s"] - before["cpu_s"], faults=counts.get("faults", 0),
-               peak_rss_mib=usage.ru_maxrss / 1024, fault_kinds=counts.get("fault_kinds", {}), stages=stages)
+               peak_rss_mib=usage.ru_maxrss / 1024, fault_kinds=counts.get("fault_kinds", {}),
+               closed_connections=counts.get("closed_connections", 0), stages=stages)
 
 
 def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], n: int, per_level: float,
@@ -138,7 +140,7 @@ def measure(codes: list[Path | None], retrievers: list[str], levels: list[int], 
 def _line(row: Row) -> str:
     return (f"| {row.code} | {row.retriever} | {row.concurrency} | {row.dialogues_per_s:.1f} | "
             f"{row.requests_per_s:.0f} | {row.client_cpu_s / row.dialogues * 1000:.0f} | {row.stub_share:.0%} | "
-            f"{row.faults}{_kinds(row.fault_kinds)} | {row.peak_rss_mib:.0f} |")
+            f"{row.faults}{_kinds(row.fault_kinds)} | {row.closed_connections} | {row.peak_rss_mib:.0f} |")
 
 
 def _kinds(kinds: dict[str, int]) -> str:
@@ -148,7 +150,8 @@ def _kinds(kinds: dict[str, int]) -> str:
 def report(rows: list[Row]) -> str:
     """The runs' table, the stages of the profiled runs, and the ratios of each checkout to the first."""
     lines = ["| code | retriever | concurrency | dialogues/s | requests/s | client CPU ms/dialogue | stub CPU share | "
-             "faults retried | peak RSS MiB |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "faults retried | closed connections resent | peak RSS MiB |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     lines += [_line(row) for row in rows if not row.stages]
     profiled = [row for row in rows if row.stages]
     if profiled:

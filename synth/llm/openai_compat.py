@@ -18,7 +18,7 @@ from synth.errors import SynthError
 from synth.llm.adaptive import AdaptiveConcurrency
 from synth.llm.base import Completion, Message, ModelInfo
 from synth.llm.rate_limits import RateLimits, estimate_tokens
-from synth.llm.retries import NotACompletion, RetryPolicy, describe, is_transient, retry_after
+from synth.llm.retries import NotACompletion, RetryPolicy, closed_before_answer, describe, is_transient, retry_after
 from synth.llm.traffic import Traffic
 from synth.redaction import redact_url
 
@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
 Transport = Literal["aiohttp", "httpx"]
+KEEPALIVE_S = 3.0  # an idle connection is closed before the common servers' idle timeout (uvicorn's, vLLM's: 5 s)
+RESENDS = 4  # times a request that met a connection the server had closed goes out again at once
 _PROBE_SCHEMA = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -50,7 +52,8 @@ def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
 def http_client(transport: Transport, concurrency: int, timeout_s: float) -> Any:
     """The SDK's HTTP client on `transport`, with a kept-alive connection for every request in flight: aiohttp by
     default (httpx's pool checks every idle connection for each request, which grows with the concurrency)."""
-    limits = httpx2.Limits(max_connections=max(concurrency, 100), max_keepalive_connections=max(concurrency, 20))
+    limits = httpx2.Limits(max_connections=max(concurrency, 100), max_keepalive_connections=max(concurrency, 20),
+                           keepalive_expiry=KEEPALIVE_S)
     client = openai.DefaultAioHttpClient if transport == "aiohttp" else openai.DefaultAsyncHttpxClient
     return client(limits=limits, timeout=timeout_s)
 
@@ -221,7 +224,7 @@ class OpenAIBackend:
             await traffic.limits.admit(tokens)
             traffic.attempts += 1
             try:
-                raw = await asyncio.wait_for(send(), self._timeout_s)  # a deadline for a server that trickles
+                raw = await asyncio.wait_for(self._send_on_open_connection(send), self._timeout_s)
                 answer = _parsed(raw, accept)
             except Exception as exc:
                 if is_transient(exc):
@@ -239,6 +242,18 @@ class OpenAIBackend:
         if usage is not None:
             traffic.limits.settle(tokens, usage.total_tokens)
         return answer
+
+    async def _send_on_open_connection(self, send: Callable[[], Awaitable[Any]]) -> Any:
+        """`send()`, sent again at once (up to RESENDS times) when it went out on a kept-alive connection the
+        server had closed: the server never read it, so waiting out a backoff would only hold the dialogue back."""
+        for _ in range(RESENDS):
+            try:
+                return await send()
+            except Exception as exc:
+                if not closed_before_answer(exc):
+                    raise
+                self.traffic.closed_connections += 1
+        return await send()
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -6,11 +6,14 @@ error)."""
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+import aiohttp
+import httpx2
 import openai
 from tenacity import AsyncRetrying, RetryCallState, RetryError, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_random_exponential
@@ -41,6 +44,21 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in TRANSIENT_STATUS or exc.status_code >= 500
     return False
+
+
+def closed_before_answer(exc: BaseException) -> bool:
+    """The request went out on a kept-alive connection the server had already closed: the server dropped the
+    connection (or reset it) before any answer came. A client whose event loop runs behind (a busy process with
+    hundreds of requests in flight) picks such a connection after the server's idle timeout (5 s in uvicorn,
+    which vLLM serves through) has closed it, before the loop has read the close."""
+    root = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    if isinstance(root, (aiohttp.ServerDisconnectedError, aiohttp.ClientConnectionResetError)):
+        return True
+    if isinstance(root, aiohttp.ClientOSError):
+        return root.errno in (errno.ECONNRESET, errno.EPIPE)
+    return isinstance(root, httpx2.RemoteProtocolError) and "without sending a response" in str(root)
 
 
 def describe(exc: BaseException) -> str:

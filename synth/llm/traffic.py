@@ -22,6 +22,7 @@ class Traffic:
     faults: int = 0  # attempts that met a transient fault (and were tried again, or ran out)
     rate_limited: int = 0  # of the faults, 429s
     fault_kinds: Counter[str] = field(default_factory=Counter)  # the faults by `retries.describe`
+    closed_connections: int = 0  # sends that met a kept-alive connection the server had closed, sent again at once
 
     def summary(self) -> str:
         """One line for a progress bar."""
@@ -41,6 +42,7 @@ class Traffic:
             "concurrency_lowest": self.concurrency.lowest,
             "waited_for_limits_s": round(self.limits.waited_s, 3),
             "fault_kinds": dict(self.fault_kinds.most_common()),
+            "closed_connections": self.closed_connections,
         }
 
 

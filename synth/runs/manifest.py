@@ -132,6 +132,7 @@ class RequestCounts(BaseModel):
     concurrency_lowest: int
     waited_for_limits_s: float  # summed over requests: waits for --rpm, --tpm and the server's stated limits
     fault_kinds: dict[str, int] = {}  # faults by kind ("HTTP 503", "ConnectionError: ServerDisconnectedError")
+    closed_connections: int = 0  # sends that met a kept-alive connection the server had closed (sent again at once)
 
 
 class RayWorkerFigures(BaseModel):

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from synth.errors import SynthError
-from synth.llm.openai_compat import OpenAIBackend
+from synth.llm.openai_compat import RESENDS, OpenAIBackend
 from synth.redaction import redact_url
 
 COMPLETION = {
@@ -114,7 +114,7 @@ def test_prompt_tokens_the_server_served_from_its_cache_are_not_counted_as_evalu
 
 def test_faults_are_counted_by_kind_with_the_transports_own_error(flaky_server):
     url, state = flaky_server
-    state["plan"] = [503, "drop", 503]
+    state["plan"] = [503] + ["drop"] * (RESENDS + 1) + [503]  # a connection closed once too often is a fault
     backend = quick_backend(url)
     complete(url, backend)
     kinds = backend.traffic.as_counts()["fault_kinds"]
@@ -122,6 +122,16 @@ def test_faults_are_counted_by_kind_with_the_transports_own_error(flaky_server):
     # the SDK's error (aiohttp's dropped connection reaches it as a timeout), and the HTTP library's under it
     [(dropped, count)] = kinds.items()
     assert count == 1 and dropped in {"TimeoutError: ServerDisconnectedError", "ConnectionError: RemoteProtocolError"}
+
+
+def test_a_request_that_meets_a_closed_connection_goes_out_again_at_once_not_as_a_fault(flaky_server):
+    url, state = flaky_server
+    state["plan"] = ["drop", "drop"]  # what a server's idle timeout does to a kept-alive connection
+    backend = OpenAIBackend("m", base_url=url, api_key="k", structured="none", max_attempts=2, backoff_max_s=600)
+    assert complete(url, backend).text == '{"utterance": "hi"}'
+    counts = backend.traffic.as_counts()
+    assert state["posts"] == 3 and counts["closed_connections"] == 2
+    assert counts["faults"] == 0 and counts["attempts"] == 1  # no backoff (600 s at most) was waited
 
 
 def test_client_errors_are_not_retried(flaky_server):
@@ -169,11 +179,11 @@ def test_a_server_error_that_names_the_response_format_is_a_refusal_not_a_fault(
 
 def test_start_up_checks_that_run_out_of_attempts_stop_with_one_line_and_no_key(flaky_server):
     url, state = flaky_server
-    state["plan"] = ["drop"] * 10
+    state["plan"] = ["drop"] * 100
     with pytest.raises(SynthError) as error:
         check(url, structured="auto")
     assert str(error.value).startswith(f"the OpenAI-compatible endpoint {url}: no answer after 4 attempts")
-    assert "sk-secret" not in str(error.value) and state["posts"] == 4
+    assert "sk-secret" not in str(error.value) and state["posts"] == 4 * (RESENDS + 1)
     assert all(auth == "Bearer sk-secret" for _, _, auth in state["requests"])  # the key went only to the server
 
 
