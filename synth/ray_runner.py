@@ -25,6 +25,7 @@ from synth.llm.base import ChatBackend
 from synth.progress import progress_bar
 from synth.ray_cluster import connect
 from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, PLAN_FILE, SHARDS_DIR, shard_folder
+from synth.runs.lock import writing_to
 from synth.runs.manifest import Manifest, RaySummary, RayWorkerFigures, check_same_run, read_manifest, write_manifest
 from synth.runs.records import count_records
 from synth.shards import merge_runs
@@ -150,9 +151,18 @@ def ray_generate(
 
     `workers` defaults to what the cluster holds (its GPUs / gpus_per_worker, else its CPUs /
     cpus_per_worker). `backend_factory` builds each worker's backend (default: from the config);
-    `on_workers` is told the workers' process ids once they are up (tests kill one)."""
+    `on_workers` is told the workers' process ids once they are up (tests kill one). The run folder is locked
+    for the whole run, as a local run's is (its shards are each locked by the worker that plays it)."""
     if config.shard is not None:
         raise SynthError("--ray splits the run itself: leave out --shard")
+    with writing_to(out_dir):
+        return _ray_generate(config, out_dir, address, workers, shards, cpus_per_worker, gpus_per_worker, overwrite,
+                             backend_factory, on_workers)
+
+
+def _ray_generate(config: GenerateConfig, out_dir: Path, address: str, workers: int | None, shards: int | None,
+                  cpus_per_worker: float, gpus_per_worker: float, overwrite: bool,
+                  backend_factory: BackendFactory | None, on_workers: Callable[[list[int]], None] | None) -> Manifest:
     ray = connect(address)
     if overwrite:
         shutil.rmtree(out_dir / SHARDS_DIR, ignore_errors=True)

@@ -9,6 +9,7 @@ from synth.config import GenerateConfig
 from synth.errors import SynthError
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.personas import ReviewIndex, make_game_specs
+from synth.ray_runner import ray_generate
 from synth.runner import generate
 from synth.runs.manifest import SCHEMA_VERSION, read_manifest
 from tests.helpers import comparable, read_records
@@ -166,7 +167,7 @@ def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
     assert not (tmp_path / "dialogues.jsonl").exists() and (tmp_path / "requests.sqlite").exists()
 
 
-def test_a_second_run_on_a_folder_being_written_stops_before_touching_it(tmp_path):
+def test_a_second_run_local_or_on_ray_on_a_folder_being_written_stops_before_touching_it(tmp_path):
     config = GenerateConfig(n=2, seed=1, progress=False)
     run(config, tmp_path)
     before = (tmp_path / "dialogues.jsonl").read_bytes()
@@ -176,8 +177,10 @@ def test_a_second_run_on_a_folder_being_written_stops_before_touching_it(tmp_pat
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        with pytest.raises(SynthError, match=rf"process {holder.pid} is writing to this folder"):
-            run(config, tmp_path, overwrite=True)
+        for start in (lambda: run(config, tmp_path, overwrite=True),
+                      lambda: ray_generate(config, tmp_path, address="nowhere:1", overwrite=True)):
+            with pytest.raises(SynthError, match=rf"process {holder.pid} is writing to this folder"):
+                start()
         assert (tmp_path / "dialogues.jsonl").read_bytes() == before  # --overwrite deleted nothing
     finally:
         holder.kill()  # kill -9: the lock goes with the process
