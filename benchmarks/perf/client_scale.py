@@ -97,7 +97,9 @@ def run(stub: Stub, code: Path | None, retriever: str, concurrency: int, n: int,
     before = stub.stats(reset=True)
     errors = out.with_suffix(".stderr")
     with errors.open("w") as sink:
-        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=sink)
+        # started in the checkout's folder: `python -m` puts the working folder first on sys.path, so a run
+        # started elsewhere (in this checkout, say) would import that folder's synth
+        child = subprocess.Popen(command, env=env, cwd=code, stdout=subprocess.DEVNULL, stderr=sink)
         _, status, usage = os.wait4(child.pid, 0)  # reaps the child: its own CPU time and peak RSS
     after = stub.stats()
     if os.waitstatus_to_exitcode(status):
