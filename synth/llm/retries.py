@@ -51,14 +51,18 @@ def closed_before_answer(exc: BaseException) -> bool:
     connection (or reset it) before any answer came. A client whose event loop runs behind (a busy process with
     hundreds of requests in flight) picks such a connection after the server's idle timeout (5 s in uvicorn,
     which vLLM serves through) has closed it, before the loop has read the close."""
-    root = exc
-    while root.__cause__ is not None:
-        root = root.__cause__
-    if isinstance(root, (aiohttp.ServerDisconnectedError, aiohttp.ClientConnectionResetError)):
-        return True
-    if isinstance(root, aiohttp.ClientOSError):
-        return root.errno in (errno.ECONNRESET, errno.EPIPE)
-    return isinstance(root, httpx2.RemoteProtocolError) and "without sending a response" in str(root)
+    chain: list[BaseException] = []
+    while exc is not None and len(chain) < 10:
+        chain.append(exc)
+        exc = exc.__cause__
+    for error in chain:
+        if isinstance(error, (aiohttp.ServerDisconnectedError, aiohttp.ClientConnectionResetError)):
+            return True
+        if isinstance(error, OSError) and error.errno in (errno.ECONNRESET, errno.EPIPE):
+            return True  # aiohttp's ClientOSError, or the socket's own ConnectionResetError under it
+        if isinstance(error, httpx2.RemoteProtocolError) and "without sending a response" in str(error):
+            return True
+    return False
 
 
 def describe(exc: BaseException) -> str:

@@ -3,6 +3,8 @@ HTTP server that fails on purpose."""
 
 import asyncio
 import json
+import socket
+import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -22,7 +24,7 @@ COMPLETION = {
 @pytest.fixture
 def flaky_server():
     """Answers each POST (and each GET of /models) with the next entry of its plan: a status (200 = a valid
-    completion or model list), "drop" (the connection closed unanswered), "not-json" (an error page served as 200,
+    completion or model list), "drop" (the connection closed unanswered), "reset" (the same, with a TCP reset), "not-json" (an error page served as 200,
     typed JSON), "html-page" (the same, typed text/html), "retry-after" (429 asking to wait 0 s) or "format-500"
     (llama_cpp.server's 500 naming the response_format it cannot take). Every request's path and Authorization header are kept."""
     state = {"plan": [], "posts": 0, "get_plan": [], "gets": 0, "requests": []}
@@ -37,6 +39,10 @@ def flaky_server():
             if step == "drop":
                 self.close_connection = True
                 return self.connection.shutdown(2)
+            if step == "reset":  # closed with a TCP reset, as a server that aborts an idle connection may
+                self.close_connection = True
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                return self.connection.close()
             status = {"retry-after": 429, "not-json": 200, "html-page": 200, "format-500": 500}.get(step, step)
             message = "Input should be 'text' or 'json_object' at response_format.type" if step == "format-500" else "nope"
             payload = b"<html>proxy error</html>" if step in ("not-json", "html-page") else json.dumps(
@@ -126,11 +132,11 @@ def test_faults_are_counted_by_kind_with_the_transports_own_error(flaky_server):
 
 def test_a_request_that_meets_a_closed_connection_goes_out_again_at_once_not_as_a_fault(flaky_server):
     url, state = flaky_server
-    state["plan"] = ["drop", "drop"]  # what a server's idle timeout does to a kept-alive connection
+    state["plan"] = ["drop", "reset", "drop"]  # what a server's idle timeout does to a kept-alive connection
     backend = OpenAIBackend("m", base_url=url, api_key="k", structured="none", max_attempts=2, backoff_max_s=600)
     assert complete(url, backend).text == '{"utterance": "hi"}'
     counts = backend.traffic.as_counts()
-    assert state["posts"] == 3 and counts["closed_connections"] == 2
+    assert state["posts"] == 4 and counts["closed_connections"] == 3
     assert counts["faults"] == 0 and counts["attempts"] == 1  # no backoff (600 s at most) was waited
 
 
