@@ -3,7 +3,7 @@ at once with a valid reply (the rule-following script of the scripted backend, u
 and counts requests. `GET /stats` gives the requests answered and the server process's own CPU seconds, so a
 benchmark can say how much of the machine the stub took. Run it in its own process:
 
-    python -m synth.benchmarks.perf.stub_server PORT
+    python -m synth.benchmarks.perf.stub_server PORT [KEEP_ALIVE_S]
 """
 
 from __future__ import annotations
@@ -74,11 +74,13 @@ app = Starlette(routes=[
 ])
 
 
-def main(port: int) -> None:
+def main(port: int, keep_alive_s: float = 5.0) -> None:
+    """Serve on `port`; an idle kept-alive connection is closed after `keep_alive_s` (uvicorn's default, 5 s)."""
     import uvicorn
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, backlog=BACKLOG)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, backlog=BACKLOG,
+                timeout_keep_alive=keep_alive_s)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), *(float(arg) for arg in sys.argv[2:3]))
