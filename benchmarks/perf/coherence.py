@@ -76,8 +76,16 @@ def outcome_cells(records: Sequence[DialogueRecord], figures: dict) -> dict[str,
         "format retries per dialogue": f"{statistics.fmean(r.generation.format_retries for r in records):.2f}",
         "LLM calls per dialogue": f"{statistics.fmean(r.generation.llm_calls for r in records):.1f}",
         "seconds per dialogue (wall)": f"{figures['wall_s'] / n:.1f}",
+        "dialogues per hour (wall)": f"{3600 * n / figures['wall_s']:.1f}",
+        "completion tokens per dialogue": f"{statistics.fmean(r.generation.completion_tokens for r in records):.0f}",
+        "prompt tokens evaluated per dialogue": _mean_known([r.generation.prompt_tokens_evaluated for r in records]),
         "played": figures["played"],
     }
+
+
+def _mean_known(values: Sequence[int | None]) -> str:
+    """The mean, or "–" where a record does not know the figure (a server that does not say)."""
+    return "–" if any(v is None for v in values) or not values else f"{statistics.fmean(values):.0f}"
 
 
 def masked_turns_of_records(records: Sequence[DialogueRecord], catalog: dict[str, Item]) -> list[str]:
