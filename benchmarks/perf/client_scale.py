@@ -75,9 +75,11 @@ class Stub:
 
 
 @contextmanager
-def stub_server() -> Iterator[Stub]:
+def stub_server(keep_alive_s: float = 5.0) -> Iterator[Stub]:
+    """The stub in its own process, closing idle kept-alive connections after `keep_alive_s` (uvicorn's default)."""
     stub = Stub(free_port())
-    child = subprocess.Popen([sys.executable, "-m", "synth.benchmarks.perf.stub_server", str(stub.port)])
+    child = subprocess.Popen([sys.executable, "-m", "synth.benchmarks.perf.stub_server", str(stub.port),
+                              str(keep_alive_s)])
     try:
         wait_until_serving(stub.url, child, api_key=None, timeout_s=20)
         yield stub

@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import time
 from collections import Counter
 
-from synth.benchmarks.perf.servers import free_port, wait_until_serving
+from synth.benchmarks.perf.client_scale import stub_server
 
 BODY = json.dumps({"model": "stub", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5})
 
@@ -49,15 +47,9 @@ async def hammer(url: str, tasks: int, rounds: int, spin_s: float) -> tuple[int,
 
 
 def measure(keep_alive_s: float, tasks: int, rounds: int, spin_ms: float) -> str:
-    port = free_port()
-    stub = subprocess.Popen([sys.executable, "-m", "synth.benchmarks.perf.stub_server", str(port), str(keep_alive_s)])
-    try:
-        wait_until_serving(f"http://127.0.0.1:{port}/v1", stub, api_key=None, timeout_s=20)
-        url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    with stub_server(keep_alive_s) as stub:
+        url = f"http://127.0.0.1:{stub.port}/v1/chat/completions"
         answered, errors, seconds = asyncio.run(hammer(url, tasks, rounds, spin_ms / 1000))
-    finally:
-        stub.terminate()
-        stub.wait()
     kinds = ", ".join(f"{kind}: {count}" for kind, count in errors.most_common()) or "none"
     return f"| {keep_alive_s:g} s | {tasks} | {spin_ms:g} | {answered} | {kinds} | {seconds:.0f} |"
 
