@@ -37,13 +37,31 @@ def wait_until_serving(url: str, proc: subprocess.Popen, *, api_key: str | None,
             time.sleep(0.5)
 
 
+# llama_cpp.server's entry point with Llama.generate starting from an empty cache on every call
+FRESH_STATE_LAUNCH = """
+import runpy
+from llama_cpp import Llama
+generate = Llama.generate
+def generate_from_empty_cache(self, tokens, *args, **kwargs):
+    self.reset()
+    return generate(self, tokens, *args, **kwargs)
+Llama.generate = generate_from_empty_cache
+runpy.run_module("llama_cpp.server", run_name="__main__")
+"""
+
+
 @contextmanager
 def llama_cpp_server(
-    model: Path, log_path: Path, *, api_key: str | None = None, n_ctx: int = 4096, timeout_s: float = 120
+    model: Path, log_path: Path, *, api_key: str | None = None, n_ctx: int = 4096, timeout_s: float = 120,
+    fresh_state: bool = False,
 ) -> Iterator[str]:
-    """Run `python -m llama_cpp.server` on a free port; yields its /v1 base URL, stops it on exit."""
+    """Run `python -m llama_cpp.server` on a free port; yields its /v1 base URL, stops it on exit. With
+    `fresh_state`, every request is read from an empty KV cache, so its answer depends on the request alone: the
+    server otherwise reuses the previous request's cache, and a prompt sent twice in a row (a format retry right
+    after its failed try) is sampled from a one-token replay that can pick other tokens than a full read."""
     port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+    launch = ["-c", FRESH_STATE_LAUNCH] if fresh_state else ["-m", "llama_cpp.server"]
+    command = [sys.executable, *launch, "--model", str(model), "--host", "127.0.0.1",
                "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(os.cpu_count() or 1)]  # its default: half
     if api_key:
         command += ["--api_key", api_key]

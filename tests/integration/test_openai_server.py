@@ -32,7 +32,7 @@ def server_url(tmp_path_factory):
     model = resolve_model("packaged:smollm2-135m").path
     log = tmp_path_factory.mktemp("server") / "server.log"
     try:
-        with llama_cpp_server(model, log, api_key=SECRET) as url:
+        with llama_cpp_server(model, log, api_key=SECRET, fresh_state=True) as url:  # answers as the fault-free run's
             yield url
     except RuntimeError as exc:
         pytest.fail(f"llama_cpp.server: {exc}; see {log}")
