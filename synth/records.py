@@ -144,6 +144,7 @@ class Generation(BaseModel):
     prompt_tokens: int = 0
     prompt_tokens_evaluated: int | None = None  # embedded backend: prompt tokens not reused from the KV cache
     completion_tokens: int = 0
+    completion_tokens_forced: int | None = None  # embedded backend: completion tokens the grammar forced (not decoded)
     llm_calls: int = 0
     latency_s: float = 0.0
     format_retries: int = 0

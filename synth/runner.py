@@ -98,6 +98,9 @@ class _Tally:
         self.tokens["completion"] += record.generation.completion_tokens
         if record.generation.prompt_tokens_evaluated is not None:
             self.tokens["prompt_evaluated"] = self.tokens.get("prompt_evaluated", 0) + record.generation.prompt_tokens_evaluated
+        if record.generation.completion_tokens_forced is not None:
+            forced = self.tokens.get("completion_forced", 0) + record.generation.completion_tokens_forced
+            self.tokens["completion_forced"] = forced
 
 
 def _rates(dialogues: int, tokens: int, elapsed: float) -> str:

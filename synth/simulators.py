@@ -39,6 +39,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     prompt_tokens_evaluated: int | None = None
+    completion_tokens_forced: int | None = None
     calls: int = 0
     latency_s: float = 0.0
     format_retries: int = 0
@@ -50,6 +51,8 @@ class Usage:
         if completion.prompt_tokens_evaluated is not None:
             self.prompt_tokens_evaluated = (self.prompt_tokens_evaluated or 0) + completion.prompt_tokens_evaluated
         self.completion_tokens += completion.completion_tokens
+        if completion.completion_tokens_forced is not None:
+            self.completion_tokens_forced = (self.completion_tokens_forced or 0) + completion.completion_tokens_forced
         self.calls += 1
         self.latency_s += completion.latency_s
 
@@ -67,6 +70,7 @@ class Usage:
             prompt_tokens=self.prompt_tokens,
             prompt_tokens_evaluated=self.prompt_tokens_evaluated,
             completion_tokens=self.completion_tokens,
+            completion_tokens_forced=self.completion_tokens_forced,
             llm_calls=self.calls,
             latency_s=round(self.latency_s, 3),
             format_retries=self.format_retries,

@@ -19,6 +19,7 @@ class Completion:
     latency_s: float = 0.0
     prompt_tokens_evaluated: int | None = None  # computed, not served from a KV cache (None: unknown)
     decode_s: float | None = None  # of latency_s, the time spent generating the reply's tokens (None: unknown)
+    completion_tokens_forced: int | None = None  # of completion_tokens, those the grammar forced, read not decoded
 
 
 @dataclass(frozen=True)

@@ -3,26 +3,28 @@
 The engine owns one context with a sequence (slot) per dialogue and role. Its one thread loops: it gives
 each waiting request the free slot whose cached tokens share the longest prefix with its prompt (so only
 the new turn is evaluated), then builds one batch per step from every running request (prompt chunks for
-those still reading their prompt, one token for each that is generating), decodes it, and samples a token
-for each request from its own logits, with its own seed and grammar state.
+those still reading their prompt, the tokens to feed for each that is generating), decodes it, and samples a
+token for each request from its own logits, with its own seed and grammar state.
 
-Grammars cost almost nothing per token: the token is picked from the raw logits first, and the grammar
-only checks that one token (as llama.cpp's own sampler does). When the pick breaks the grammar, greedy
-decoding takes the best allowed token among the 64 best, and only when none of them is allowed (or when
-sampling) is the whole vocabulary masked. Sampling: greedy at temperature 0, otherwise top-k 40, top-p 0.95,
-min-p 0.05 and the temperature (llama-cpp-python's defaults), from a generator seeded per request.
+Grammars are llguidance matchers (a JSON schema compiled as it is, or a GBNF grammar), which cost almost
+nothing per token: the token is picked from the raw logits first and the matcher only checks that one token;
+when the pick breaks the grammar, the whole vocabulary is masked (a bitmask in well under a millisecond) and
+the pick is made again. The tokens the grammar forces next (a JSON key with its quotes and separator, the rest
+of a candidate's title once its first tokens pick it) are not decoded one by one: they join the reply at
+once and are fed to the model together with the sampled token, in one step at prompt speed (llguidance's
+fast-forward tokens). Sampling: greedy at temperature 0, otherwise top-k 40, top-p 0.95, min-p 0.05 and the
+temperature (llama-cpp-python's defaults), from a generator seeded per request.
 
 The sampler is our own (numpy over the step's logits) rather than llama.cpp's sampler chain: a chain applies
-its grammar sampler to every candidate on every token, and the pick-then-check fallback above lives in
-llama.cpp's C++ common library (common_sampler), which llama-cpp-python's C API does not expose.
+its grammar sampler to every candidate on every token, and cannot feed forced tokens as a batch.
 """
 
 from __future__ import annotations
 
-import ctypes
 import queue
 import threading
 import time
+import warnings
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,27 +34,28 @@ import numpy as np
 from synth.errors import SynthError
 
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
-GREEDY_SHORTLIST = 64  # candidates a grammar checks before it masks the whole vocabulary (greedy decoding)
 REUSE_MIN_TOKENS = 64  # a shorter shared prefix is only the chat template's header: take an unused slot instead
-_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+JSON_FORMAT = {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}  # as the prompts write it
 
 
 @dataclass
 class Request:
-    """One completion asked of the engine."""
+    """One completion asked of the engine: a grammar is a JSON schema (`json_schema`, as JSON text) or GBNF."""
 
     prompt: list[int]
     max_tokens: int
     temperature: float
     seed: int | None
     stop: list[str]
-    grammar: str | None
+    grammar: str | None = None
+    json_schema: str | None = None
     done: Future[Result] = field(default_factory=Future)
 
 
 @dataclass(frozen=True)
 class Result:
-    """A finished request: its text, token counts and decoding time."""
+    """A finished request: its text, token counts (`forced_tokens` of the completion's were the grammar's, fed
+    without decoding) and decoding time."""
 
     text: str
     prompt_tokens: int
@@ -60,55 +63,50 @@ class Result:
     finish_reason: str
     prompt_tokens_evaluated: int
     decode_s: float
+    forced_tokens: int = 0
 
 
-class _Grammar:
-    """A llama.cpp grammar sampler with the check-one-token-first shortcut."""
+class _Guide:
+    """A request's grammar state: an llguidance matcher over the model's vocabulary."""
 
-    def __init__(self, llama_cpp: Any, vocab: Any, text: str, n_vocab: int) -> None:
-        self._l = llama_cpp
-        self._sampler = llama_cpp.llama_sampler_init_grammar(vocab, text.encode(), b"root")
-        if not self._sampler:
-            raise SynthError("llama.cpp could not parse the reply's grammar")
-        self._one = (llama_cpp.llama_token_data * 1)()
-        self._n_vocab = n_vocab
-        self._all: Any = None  # the whole vocabulary, made on the first mask (most replies never need one)
+    def __init__(self, tokenizer: Any, request: Request) -> None:
+        import llguidance
+        from llguidance.gbnf_to_lark import gbnf_to_lark
 
-    def _apply(self, data: Any, size: int) -> None:
-        array = self._l.llama_token_data_array(data=data, size=size, selected=-1, sorted=False)
-        self._l.llama_sampler_apply(self._sampler, ctypes.byref(array))
+        try:
+            if request.json_schema is not None:
+                grammar = llguidance.LLMatcher.grammar_from_json_schema(request.json_schema, defaults=JSON_FORMAT)
+            else:
+                grammar = llguidance.LLMatcher.grammar_from_lark(gbnf_to_lark(request.grammar or ""))
+        except Exception as exc:
+            raise SynthError(f"could not parse the reply's grammar: {exc}") from None
+        self._matcher = llguidance.LLMatcher(tokenizer, grammar)
+        if self._matcher.is_error():
+            raise SynthError(f"could not parse the reply's grammar: {self._matcher.get_error()}")
 
     def allows(self, token: int) -> bool:
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
-        self._apply(self._one, 1)
-        return self._one[0].logit != float("-inf")
+        return self._matcher.validate_tokens([token]) == 1
 
     def mask(self, logits: np.ndarray) -> np.ndarray:
         """The logits with every token the grammar forbids here set to -inf."""
-        if self._all is None:
-            self._all = (self._l.llama_token_data * self._n_vocab)()
-        view = np.frombuffer(self._all, dtype=_TOKEN_DATA)
-        view["id"], view["logit"] = np.arange(self._n_vocab, dtype=np.int32), logits
-        self._apply(self._all, len(logits))
-        return view["logit"].copy()
-
-    def best_allowed(self, logits: np.ndarray) -> int:
-        """The highest-scoring token the grammar allows here (greedy decoding under the grammar): looked for
-        among the GREEDY_SHORTLIST best tokens first, and in the whole vocabulary only when none is allowed."""
-        shortlist = np.argpartition(logits, -GREEDY_SHORTLIST)[-GREEDY_SHORTLIST:]
-        data = (self._l.llama_token_data * GREEDY_SHORTLIST)()
-        view = np.frombuffer(data, dtype=_TOKEN_DATA)
-        view["id"], view["logit"] = shortlist, logits[shortlist]
-        self._apply(data, GREEDY_SHORTLIST)
-        if np.isfinite(view["logit"]).any():
-            return int(view["id"][np.argmax(view["logit"])])
-        return int(np.argmax(self.mask(logits)))
+        bits = np.frombuffer(self._matcher.compute_bitmask(), dtype=np.uint8)
+        allowed = np.unpackbits(bits, bitorder="little")[: len(logits)].astype(bool)
+        return np.where(allowed, logits, -np.inf).astype(logits.dtype)
 
     def accept(self, token: int) -> None:
-        self._l.llama_sampler_accept(self._sampler, token)
+        self._matcher.consume_token(token)
 
-    def free(self) -> None:
-        self._l.llama_sampler_free(self._sampler)
+    def forced(self, most: int) -> list[int]:
+        """The tokens the grammar allows no choice for from here (at most `most`), taken as accepted."""
+        tokens = self._matcher.compute_ff_tokens()[: max(most, 0)]
+        if tokens:
+            self._matcher.consume_tokens(tokens)
+        return tokens
+
+    @property
+    def complete(self) -> bool:
+        """The grammar allows nothing more: the reply is whole."""
+        return self._matcher.is_stopped()
 
 
 def pick(logits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
@@ -132,10 +130,12 @@ class _Running:
 
     request: Request
     slot: int
-    grammar: _Grammar | None
+    grammar: _Guide | None
     rng: np.random.Generator
     evaluated: int = 0
     generated: list[int] = field(default_factory=list)
+    feed: list[int] = field(default_factory=list)  # generated tokens the model has yet to read: sampled, then forced
+    forced: int = 0
     text: bytes = b""
     started_decoding: float = 0.0
 
@@ -166,6 +166,8 @@ class BatchEngine:
         self._vocab = llama_cpp.llama_model_get_vocab(self._llama.model)
         self._n_vocab = llama_cpp.llama_vocab_n_tokens(self._vocab)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self._tokenizer: Any = None  # llguidance's view of the vocabulary, made for the first grammar (about 1 s)
+        self._most_forced = n_batch // slots - 1  # so that every slot's sampled and forced tokens fit one batch
         self._cached: list[list[int]] = [[] for _ in range(slots)]  # the tokens each slot's sequence holds
         self._free = list(range(slots))
         self._last_used = [0] * slots  # when each slot last took a request (0: never)
@@ -243,7 +245,7 @@ class BatchEngine:
             return n
 
         try:
-            grammar = _Grammar(self._l, self._vocab, request.grammar, self._n_vocab) if request.grammar else None
+            grammar = self._guide(request) if request.grammar or request.json_schema else None
         except SynthError as exc:
             if request.done.set_running_or_notify_cancel():
                 request.done.set_exception(exc)
@@ -259,8 +261,18 @@ class BatchEngine:
         self._cached[slot] = self._cached[slot][:keep]
         return _Running(request, slot, grammar, np.random.default_rng(request.seed))
 
+    def _guide(self, request: Request) -> _Guide:
+        if self._tokenizer is None:
+            from llguidance.llamacpp import lltokenizer_from_vocab
+
+            with warnings.catch_warnings():  # it reads each token's attributes by a name llama.cpp deprecated
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._tokenizer = lltokenizer_from_vocab(self._vocab, n_vocab=self._n_vocab)
+        return _Guide(self._tokenizer, request)
+
     def _step(self, running: list[_Running]) -> list[_Running]:
-        """One batch: a token for each generating request, prompt chunks for the others; then sampling.
+        """One batch: for each generating request its sampled token and the tokens its grammar forced after it,
+        prompt chunks for the others; then sampling.
         A request whose caller gave up (a cancelled task) stops here and frees its slot."""
         for run in [run for run in running if run.request.done.cancelled()]:
             self._finish(run)
@@ -270,7 +282,8 @@ class BatchEngine:
         entries: list[tuple[_Running, int, bool]] = []  # (request, token, wants logits)
         for run in running:
             if not run.reading_prompt:
-                entries.append((run, run.generated[-1], True))
+                entries.extend((run, token, i == len(run.feed) - 1) for i, token in enumerate(run.feed))
+                run.feed = []
         for run in running:
             if run.reading_prompt:
                 todo = run.request.prompt[len(self._cached[run.slot]) :]
@@ -306,21 +319,24 @@ class BatchEngine:
         request = run.request
         token = pick(logits, request.temperature, run.rng)
         if run.grammar is not None and not run.grammar.allows(token):
-            if request.temperature <= 0:
-                token = run.grammar.best_allowed(logits)
-            else:
-                token = pick(run.grammar.mask(logits), request.temperature, run.rng)
+            token = pick(run.grammar.mask(logits), request.temperature, run.rng)
         if self._l.llama_vocab_is_eog(self._vocab, token):
             self._finish(run, reason="stop")
             return False
+        forced: list[int] = []
         if run.grammar is not None:
             run.grammar.accept(token)
-        run.generated.append(token)
-        run.text += self._llama.detokenize([token], special=False)
+            forced = run.grammar.forced(min(request.max_tokens - len(run.generated) - 1, self._most_forced))
+        run.generated += [token, *forced]
+        run.feed, run.forced = [token, *forced], run.forced + len(forced)
+        run.text += self._llama.detokenize(run.feed, special=False)
         text = run.text.decode("utf-8", errors="ignore")
         stops = [text.index(s) for s in request.stop if s in text]
         if stops:
             run.text = text[: min(stops)].encode()
+            self._finish(run, reason="stop")
+            return False
+        if run.grammar is not None and run.grammar.complete:
             self._finish(run, reason="stop")
             return False
         if len(run.generated) >= request.max_tokens:
@@ -331,8 +347,6 @@ class BatchEngine:
     def _finish(self, run: _Running, *, reason: str = "stop", error: Exception | None = None) -> None:
         """Free the request's slot and hand its result (or `error`) to the caller, unless it gave up."""
         self._free.append(run.slot)
-        if run.grammar is not None:
-            run.grammar.free()
         if error is not None:
             self._l.llama_memory_seq_rm(self._memory, run.slot, 0, -1)
             self._cached[run.slot] = []
@@ -349,6 +363,7 @@ class BatchEngine:
                 finish_reason=reason,
                 prompt_tokens_evaluated=run.evaluated,
                 decode_s=time.perf_counter() - run.started_decoding if run.started_decoding else 0.0,
+                forced_tokens=run.forced,
             )
         )
 

@@ -2,8 +2,8 @@
 
 With `--concurrency K`, the K dialogues in flight share each forward pass (`synth.llm.llama_batch`): one
 llama.cpp context with a sequence per dialogue and role, so each role's growing transcript
-stays evaluated and only the new turn is read. Replies under a JSON schema follow llama.cpp's grammar at
-almost no cost per token.
+stays evaluated and only the new turn is read. Replies under a JSON schema follow it through llguidance at
+almost no cost per token, and the tokens it forces are read at prompt speed instead of decoded.
 
 Batching changes the floating-point rounding of the matrix products, so a reply can depend on which other
 requests shared its batches (a greedy near-tie decided the other way): with K > 1 two runs with the same
@@ -118,11 +118,10 @@ class LlamaCppBackend:
         from synth.llm.llama_batch import Request
 
         await self.check()
-        if json_schema is not None and grammar is None:
-            grammar = grammar_for(json_schema)
         request = Request(
             prompt=self.prompt_tokens(messages), max_tokens=max_tokens, temperature=temperature, seed=seed,
             stop=stop or [], grammar=grammar,
+            json_schema=json.dumps(json_schema) if json_schema is not None and grammar is None else None,
         )
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -135,6 +134,7 @@ class LlamaCppBackend:
             latency_s=loop.time() - started,
             prompt_tokens_evaluated=result.prompt_tokens_evaluated,
             decode_s=result.decode_s,
+            completion_tokens_forced=result.forced_tokens,
         )
 
     async def aclose(self) -> None:

@@ -75,7 +75,8 @@ def _figures(manifest: Manifest | None, dialogues: int) -> list[tuple[str, str]]
     for name, kept in (counts.defects_kept or {}).items():
         figures.append((f"replies kept with {name}", f"{kept:,}"))
     for label, count in (("prompt tokens", tokens.prompt), ("completion tokens", tokens.completion),
-                         ("prompt tokens computed (not reused from the KV cache)", tokens.prompt_evaluated)):
+                         ("prompt tokens computed (not reused from the KV cache)", tokens.prompt_evaluated),
+                         ("completion tokens the grammar forced (read, not decoded)", tokens.completion_forced)):
         if count is not None:
             figures.append((label, f"{count:,}"))
     generated = counts.written + (counts.filtered_out or 0)

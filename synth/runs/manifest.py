@@ -112,11 +112,12 @@ def with_source_counts(counts: Counts, *sources: Mapping[str, int]) -> Counts:
 
 
 class Tokens(_Sparse):
-    omit_when_none = frozenset({"prompt_evaluated"})
+    omit_when_none = frozenset({"prompt_evaluated", "completion_forced"})
 
     prompt: int = 0
     completion: int = 0
     prompt_evaluated: int | None = None  # prompt tokens computed, not reused from a KV cache (embedded model)
+    completion_forced: int | None = None  # completion tokens the grammar forced, read not decoded (embedded model)
 
 
 class RequestCounts(BaseModel):

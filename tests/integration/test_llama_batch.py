@@ -1,6 +1,6 @@
 """The embedded backend's batch engine on the real packaged SmolLM2 (llama.cpp through llama-cpp-python):
-calls in flight share batches and stay in format, each role's prompt is evaluated once, and limits, stop
-strings and bad requests behave."""
+calls in flight share batches and stay in format (the tokens the grammar forces read, not decoded), each
+role's prompt is evaluated once, and limits, stop strings and bad requests behave."""
 
 from __future__ import annotations
 
@@ -51,8 +51,10 @@ def test_calls_in_flight_share_batches_and_each_keeps_its_grammar() -> None:
     assert widest >= 2, "the three calls never shared a batch"
     for completion in completions:
         reply = json.loads(completion.text)  # the grammar keeps even the tiny model in format
-        assert set(reply) == {"think", "utterance"}
+        assert list(reply) == ["think", "utterance"] and completion.text.startswith('{"think": "')
         assert completion.finish_reason == "stop" and completion.completion_tokens > 0
+        # the keys, quotes and separators were forced: read with the sampled tokens, not decoded one by one
+        assert 0 < completion.completion_tokens_forced < completion.completion_tokens
 
 
 def test_a_growing_prompt_is_evaluated_only_past_what_its_slot_holds() -> None:
