@@ -67,6 +67,7 @@ def defect_cells(dialogues: Sequence[Sequence[Spoken]], wrong: Sequence[bool] = 
 def outcome_cells(records: Sequence[DialogueRecord], figures: dict) -> dict[str, str]:
     n = len(records)
     ended = [r.outcome.ended_by for r in records]
+    whole = sum(not r.errors for r in records)  # dialogues per hour count the dialogues no error ended
     return {
         "dialogues": str(n),
         "accepted the target": f"{sum(r.outcome.accepted_target for r in records)} of {n}",
@@ -76,8 +77,9 @@ def outcome_cells(records: Sequence[DialogueRecord], figures: dict) -> dict[str,
         "format retries per dialogue": f"{statistics.fmean(r.generation.format_retries for r in records):.2f}",
         "LLM calls per dialogue": f"{statistics.fmean(r.generation.llm_calls for r in records):.1f}",
         "seconds per dialogue (wall)": f"{figures['wall_s'] / n:.1f}",
-        "dialogues per hour (wall)": f"{3600 * n / figures['wall_s']:.1f}",
+        "dialogues per hour (wall; not failed)": f"{3600 * whole / figures['wall_s']:.1f}",
         "completion tokens per dialogue": f"{statistics.fmean(r.generation.completion_tokens for r in records):.0f}",
+        "of which forced by the schema": _mean_known([r.generation.completion_tokens_forced for r in records]),
         "prompt tokens evaluated per dialogue": _mean_known([r.generation.prompt_tokens_evaluated for r in records]),
         "played": figures["played"],
     }

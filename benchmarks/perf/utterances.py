@@ -6,7 +6,8 @@ Each arm is `synth generate` run as a subprocess with the same model, seeds, max
 request cache; the "today" arms import the other checkout (PYTHONPATH), so both sides are played by their
 own code. Run it on an otherwise idle machine: seconds per dialogue are wall time around the subprocess. An
 arm whose run folder already holds its `n` dialogues is not played again: its time is read from the
-`bench.json` written when it was played (the comparison may span invocations; the table says when).
+`bench.json` written when it was played (the comparison may span invocations; the table says when); an arm
+stopped part way resumes, its time summed over its plays.
 Then every run is read by this checkout's detectors (synth.analysis.defects: each reply with its persona, the
 seeker's own verdict of the suggestion it answers, the items shown, and every example the prompts may show,
 the pre-#31 ones included) and basic filters.
@@ -46,11 +47,16 @@ SOURCES = {"demo": 21, "movielens+rt": 11}  # source -> seed (the issue's measur
 
 
 def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model: str) -> dict:
-    """Generate (or find) one arm's run; returns its bench.json (wall seconds, when, which code)."""
+    """Generate (or find) one arm's run; returns its bench.json (wall seconds, when, which code). A play that
+    was stopped resumes where its run stopped: the seconds up to each dialogue written are kept in
+    bench.partial.json as it plays, and a resumed play adds its own, so the lost part of a dialogue cut short is
+    not counted and the dialogue is timed once, when it is written."""
     stamp = arm / "bench.json"
     records = arm / "dialogues.jsonl"
     if stamp.exists() and records.exists() and sum(1 for _ in iter_records(records)) >= n:
         return json.loads(stamp.read_text())
+    progress = arm / "bench.partial.json"
+    spent = json.loads(progress.read_text())["wall_s"] if progress.exists() else 0.0
     env = dict(os.environ)
     command = [sys.executable, "-m", "synth", "generate", "--n", str(n), "--seed", str(seed), "--source", source,
                "--model", model, "--no-request-cache", "--out", str(arm.resolve())]
@@ -58,11 +64,24 @@ def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model
         env["PYTHONPATH"] = str(checkout.resolve())
         command += ["--prompts", str(checkout.resolve() / "prompts")]
     started = time.perf_counter()
-    subprocess.run(command, env=env, check=True, cwd=checkout)
-    figures = {"wall_s": round(time.perf_counter() - started, 1), "played": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "code": str(checkout or "this checkout")}
+    process = subprocess.Popen(command, env=env, cwd=checkout)
+    written = _written(records)
+    while process.poll() is None:
+        time.sleep(2)
+        if _written(records) > written:
+            written = _written(records)
+            progress.write_text(json.dumps({"wall_s": round(spent + time.perf_counter() - started, 1), "dialogues": written}))
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    figures = {"wall_s": round(spent + time.perf_counter() - started, 1),
+               "played": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code": str(checkout or "this checkout")}
     stamp.write_text(json.dumps(figures))
     return figures
+
+
+def _written(records: Path) -> int:
+    """Dialogues written whole to a run's dialogues.jsonl so far."""
+    return records.read_bytes().count(b"\n") if records.exists() else 0
 
 
 def arm_utterances(arm: Path) -> tuple[list[DialogueRecord], list[list[Spoken]], dict[str, Item]]:
