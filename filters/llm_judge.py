@@ -22,7 +22,7 @@ from synth.replies import ReplyFormatError, extract_json
 
 # What each kind calls its claims and premises in the screen's JSON answer, and a claim in the stance check.
 _FIELDS: dict[str, tuple[str, str]] = {"persona": ("utterance", "review"), "guess": ("note", "statement")}
-_CLAIM_LABEL = {"persona": "what the same fan said later in a chat", "guess": "the recommender's note about the seeker"}
+_CLAIM_LABEL = {"persona": "what the same fan said later in a chat", "guess": "the recommender's note or message about the seeker"}
 FEELINGS = ("positive", "negative")
 GENERIC_WORDS = {
     "movie",

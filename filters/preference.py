@@ -61,8 +61,8 @@ class PersonaContradiction(_JudgedFilter):
 
 
 class GuessContradiction(_JudgedFilter):
-    """Drops a dialogue in which the recommender's stated belief about the seeker's taste (its think
-    text) contradicts what the seeker said before it."""
+    """Drops a dialogue in which the recommender's stated belief about the seeker's taste contradicts what the
+    seeker said before it: its think texts where it wrote them (--think), else its messages."""
 
     name = "guess_contradiction"
     kind: Kind = "guess"
@@ -73,9 +73,9 @@ class GuessContradiction(_JudgedFilter):
         for index, turn in enumerate(dialogue.turns):
             if turn.role == "seeker" and index >= dialogue.first_free_turn:
                 said.append(Statement(f"seeker turn {index}", turn.text))
-            elif turn.role == "recommender" and turn.think and said:
-                claims.append(Claim(index, turn.think, tuple(said)))
+            elif turn.role == "recommender" and said and (turn.think or turn.text):
+                claims.append(Claim(index, turn.think or turn.text, tuple(said)))
         return claims
 
     def describe(self, claim: Claim) -> str:
-        return f"the recommender's note at turn {claim.turn}"
+        return f"the recommender's note or message at turn {claim.turn}"

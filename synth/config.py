@@ -34,7 +34,7 @@ NON_SEMANTIC_FIELDS = {
 # values they are left out of the fingerprint, so a run started by an older synth keeps its fingerprint.
 ADDED_FIELDS: dict[str, object] = {
     "ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False, "strategy": "pearl",
-    "reply_resamples": 0, "domain": None, "source_format": None, "max_source_reviews": None,
+    "reply_resamples": 0, "domain": None, "source_format": None, "max_source_reviews": None, "think": True,
 }
 # Settings a manifest leaves out of its config at these values, so that a run at the defaults writes the
 # manifest it wrote before the setting existed.
@@ -163,6 +163,11 @@ class GenerateConfig(BackendConfig):
     k_schedule: list[int] = Field(default_factory=lambda: [3, 3, 3, 2, 1, 1])
     force_target_from: int = Field(3, ge=1, description="recommendation turn from which the target is a candidate")
     max_format_retries: int = Field(3, ge=0)
+    think: bool = Field(
+        False, description="the PEARL recommender writes a one-sentence private rationale before each message (the "
+        "record's think; the guess_contradiction filter then judges it, else the recommender's messages); off, each "
+        "recommender reply decodes about 20 fewer tokens (synth before #48: on)"
+    )
     reply_resamples: int = Field(
         2, ge=0, description="times a reply the checks find a defect in is sampled again (0: keep it, defects recorded)"
     )

@@ -79,7 +79,7 @@ def build_pearl(config: GenerateConfig, data: SourceData, backend: ChatBackend, 
     retriever = build_retriever(config.retriever, data.catalog, embedding_model=config.embedding_model)
     return PearlGame(
         data.catalog, planned.reviews, retriever, Seeker(backend, prompts, sampling),
-        Recommender(backend, prompts, sampling), rules, sampling, strategy_model(config),
+        Recommender(backend, prompts, sampling, think=config.think), rules, sampling, strategy_model(config),
     )
 
 

@@ -87,11 +87,12 @@ def seeker_schema(
 
 
 def recommender_schema(
-    candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
+    candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False,
+    think: bool = True,
 ) -> dict[str, Any]:
-    """Think first, then (on recommendation turns) exactly one candidate, or "none" where it `may_pass`
-    (--strategy free), then the utterance (and its `question`, on a question move)."""
-    properties: dict[str, Any] = {"think": _string(THINK_MAX_CHARS)}
+    """Its `think` first (where asked for), then (on recommendation turns) exactly one candidate, or "none" where
+    it `may_pass` (--strategy free), then the utterance (and its `question`, on a question move)."""
+    properties: dict[str, Any] = {"think": _string(THINK_MAX_CHARS)} if think else {}
     if candidates:
         properties["item"] = {"type": "string", "enum": [c.display for c in candidates] + ([NO_ITEM] if may_pass else [])}
     properties["utterance"] = _string(max_chars)

@@ -325,15 +325,20 @@ def check_seeker(reply: SeekerReply, context: ReplyContext, accept: bool | None,
 
 
 class Recommender(Simulator):
-    """Asks about preferences, then recommends exactly one retrieved candidate with a private rationale."""
+    """Asks about preferences, then recommends exactly one retrieved candidate (with a private rationale first,
+    where `think`)."""
 
     role = "recommender"
+
+    def __init__(self, backend: ChatBackend, prompts: PromptSet, sampling: Sampling, *, think: bool = False):
+        super().__init__(backend, prompts, sampling)
+        self.think = think  # a private rationale before each message (--think)
 
     def system_prompt(self, *, planned: bool = False, example: ExampleChoice | None = None) -> str:
         """The recommender's standing instructions; `planned`: its moves come from a plan (--strategy human);
         `example`: the dialogue's example exchange (the one seed 0 draws when not given)."""
         example = example or ExampleChoice.draw(self.prompts.examples, 0)
-        return self.prompts.render("recommender_system", planned=planned, example=example.recommender)
+        return self.prompts.render("recommender_system", planned=planned, example=example.recommender, think=self.think)
 
     async def reply(
         self,
@@ -354,7 +359,7 @@ class Recommender(Simulator):
         what its first question about the seeker's taste asks about. With a `context`, a reply the checks find
         a defect in is sampled again (`_ask_checked`)."""
         instructions = self.prompts.render(
-            "recommender_turn", candidates=candidates or [], about=about, may_pass=may_pass, opening=opening,
+            "recommender_turn", candidates=candidates or [], about=about, may_pass=may_pass, opening=opening, think=self.think,
             move=None if plan is None else instruction(
                 "recommender", plan, item=about.display if about else "it", recommended=suggested_before(context),
                 domain=self.prompts.domain,
@@ -366,7 +371,7 @@ class Recommender(Simulator):
             system,
             lines,
             asking(instructions, question),
-            recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question),
+            recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question, think=self.think),
             lambda text: parse_recommender(
                 text, candidates, may_pass=may_pass, max_chars=limit, question=question,
                 short_titles=self.prompts.domain.short_titles,

@@ -127,6 +127,10 @@ def generate(
     allow_repeats: Optional[bool] = typer.Option(
         None, "--allow-repeats", help="Play (user, target) pairs again once all have been played, instead of stopping."
     ),
+    think: Optional[bool] = typer.Option(
+        None, "--think", help="The recommender writes a one-sentence private rationale before each message (the record's "
+        "think, read by the guess_contradiction filter); about 20 more decoded tokens a recommender reply."
+    ),
     persona_summaries: Optional[bool] = typer.Option(
         None, "--persona-summaries", help="Condense each seeker's likes and dislikes into a few sentences with the LLM (cached)."
     ),

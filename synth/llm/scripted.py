@@ -9,6 +9,8 @@ from typing import Any
 
 from synth.llm.base import Completion, Message, ModelInfo
 
+RECOMMENDER_SYSTEM = re.compile(r"You are a friendly [\w ]+ recommender\b")  # prompts/recommender_system.j2
+
 Script = Callable[[list[Message], dict[str, Any] | None], str]
 
 
@@ -53,11 +55,12 @@ def rule_following_script(messages: list[dict[str, str]], schema: dict[str, Any]
     """A seeker that accepts exactly when told the suggestion is its target; a recommender that picks the
     last candidate (where a forced target lands) and otherwise asks."""
     props = (schema or {}).get("properties", {})
+    thinks = {"think": "fits"} if "think" in props else {}
     if "item" in props:
         choice = props["item"]["enum"][-1]
-        return json.dumps({"think": "fits", "item": choice, "utterance": f"You might like {choice}."})
-    if "think" in props:
-        return json.dumps({"think": "need more", "utterance": "What mood are you in?"})
+        return json.dumps({**thinks, "item": choice, "utterance": f"You might like {choice}."})
+    if "think" in props or RECOMMENDER_SYSTEM.match(messages[0]["content"]):
+        return json.dumps({**({"think": "need more"} if thinks else {}), "utterance": "What mood are you in?"})
     if "accept" in props:
         accept = re.search(r"this is the [\w ]+ you hoped for", messages[-1]["content"]) is not None
         return json.dumps({"utterance": "Sounds great!" if accept else "Not for me.", "accept": accept})

@@ -12,7 +12,8 @@ from tests.helpers import generate_smollm
 
 @pytest.fixture(scope="session")
 def smollm_run(tmp_path_factory):
-    """A finished 2-dialogue run by the packaged SmolLM2-135M (seed 11). Read it; copy it before changing it."""
+    """A finished 2-dialogue run by the packaged SmolLM2-135M (seed 11), with --think (its recommender turns carry
+    think texts, which the report shows on demand). Read it; copy it before changing it."""
     out = tmp_path_factory.mktemp("smollm")
-    generate_smollm(out)
+    generate_smollm(out, "--think")
     return out

@@ -46,6 +46,7 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
             if turn.role == "recommender":
                 assert bool(turn.candidates) == any(a in ("REC-S", "REC-E") for a in turn.plan.acts)
         assert all(t.text.strip() for t in record.turns)
+        assert any(t.think for t in record.turns if t.role == "recommender")  # --think
         # the acceptance rule and the question moves hold by construction on a grammar backend (#43): the
         # seeker's decision is a schema const, a question move's utterance a pattern ending in "?"
         assert record.outcome.ended_by != "wrong_acceptance"
@@ -73,7 +74,7 @@ def test_same_seed_gives_byte_identical_dialogues_across_processes(smollm_run, t
     """One dialogue at a time, a dialogue depends on the run seed and its index only: a 1-dialogue run repeats
     the first of the shared run's two, reply re-samples and all. (With dialogues decoding together, a reply can
     also depend on its batch-mates.)"""
-    generate_smollm(tmp_path / "one", "--n", "1", "--concurrency", "1")
+    generate_smollm(tmp_path / "one", "--think", "--n", "1", "--concurrency", "1")
 
     def content(out):
         rows = {}

@@ -34,13 +34,13 @@ MAIN_HASHES = {
     "gorecdial_seeker_system": "a5b60205db9472e7",
     "gorecdial_seeker_turn": "735fef15286ba9fe",
     "item_summary": "d9492a79755a7dbe",
-    "judge_guess": "55b216a34f09d08c",
+    "judge_guess": "c5dcfa866cb5d737",
     "judge_persona": "ddc5df9d4ad06d6c",
     "judge_stance": "e09a53d114ea76ce",
     "judge_system": "0dae0754ce03c65b",
     "persona_summary": "58de95291a00e123",
-    "recommender_system": "82f42fd4f83ef1f4",
-    "recommender_turn": "da1dc1531d235b94",
+    "recommender_system": "06975934a26f68aa",
+    "recommender_turn": "07151c74c44678ae",
     "seeker_system": "420bacd34b8243a1",
     "seeker_turn": "59136f0be9f9fa45",
 }
@@ -82,7 +82,7 @@ def test_a_user_profile_file_plays_like_the_builtin_one(tmp_path):
     path = tmp_path / "novels.yaml"
     path.write_text((prompts_folder() / "domains" / "books.yaml").read_text().replace("noun: book\n", "noun: novel\n"))
     prompts = PromptSet.load(mode="pearl", domain=load_domain(str(path)))
-    assert "a friendly novel recommender" in prompts.render("recommender_system", planned=False, example=_example(prompts))
+    assert "a friendly novel recommender" in prompts.render("recommender_system", planned=False, example=_example(prompts), think=True)
 
 
 def _example(prompts: PromptSet) -> dict:

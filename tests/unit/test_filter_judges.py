@@ -71,8 +71,19 @@ def test_guess_contradiction_checks_notes_against_what_was_said_before():
     said = replace(clean_turns(), 1, text="Anything but slow films, please.")
     planted = view(replace(said, 4, think="The seeker loves slow films, so pick a long one."))
     verdict = asyncio.run(filter_.check(planted))
-    assert not verdict.keep and verdict.turn == 6 and "the recommender's note at turn 6 contradicts seeker turn 3" in verdict.reason
+    assert not verdict.keep and verdict.turn == 6 and "the recommender's note or message at turn 6 contradicts seeker turn 3" in verdict.reason
     assert asyncio.run(filter_.check(view(clean_turns()))).keep
+
+
+def test_without_notes_the_recommenders_messages_are_what_guess_contradiction_judges():
+    llm, _ = judge()
+    turns = [t.model_copy(update={"think": None}) for t in clean_turns()]  # a run without --think
+    claims = GuessContradiction(llm).claims(view(turns))
+    assert [(c.turn, c.text) for c in claims] == [(4, turns[2].text), (6, turns[4].text)]
+    said = replace(turns, 1, text="Anything but slow films, please.")
+    verdict = asyncio.run(GuessContradiction(llm).check(view(replace(said, 2, text="Anyone who loves slow films enjoys Heat (1995)."))))
+    assert not verdict.keep and verdict.evidence == "Anyone who loves slow films enjoys Heat (1995)."
+    assert asyncio.run(GuessContradiction(llm).check(view(turns))).keep
 
 
 def test_by_default_every_pair_is_checked_premise_by_premise():
