@@ -68,8 +68,8 @@ def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model
     written = _written(records)
     while process.poll() is None:
         time.sleep(2)
-        if _written(records) > written:
-            written = _written(records)
+        if (now := _written(records)) > written:
+            written = now
             progress.write_text(json.dumps({"wall_s": round(spent + time.perf_counter() - started, 1), "dialogues": written}))
     if process.returncode:
         raise subprocess.CalledProcessError(process.returncode, command)
