@@ -371,7 +371,10 @@ class Recommender(Simulator):
             system,
             lines,
             asking(instructions, question),
-            recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question, think=self.think),
+            recommender_schema(
+                candidates, may_pass=may_pass, max_chars=limit, question=question, think=self.think,
+                short_titles=self.prompts.domain.short_titles,
+            ),
             lambda text: parse_recommender(
                 text, candidates, may_pass=may_pass, max_chars=limit, question=question,
                 short_titles=self.prompts.domain.short_titles,

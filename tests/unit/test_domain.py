@@ -41,7 +41,7 @@ MAIN_HASHES = {
     "persona_summary": "58de95291a00e123",
     "recommender_system": "06975934a26f68aa",
     "recommender_turn": "07151c74c44678ae",
-    "seeker_system": "420bacd34b8243a1",
+    "seeker_system": "a1c8cea80cb2fad5",
     "seeker_turn": "59136f0be9f9fa45",
 }
 MOVIE_WORDS = re.compile(r"movie|film|watch", re.IGNORECASE)
