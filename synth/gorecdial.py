@@ -95,15 +95,12 @@ class GoRecDialRules:
 
 
 def expert_schema(
-    remaining: list[Item], *, must_recommend: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False,
-    short_titles: ShortTitleRule = "whole",
+    remaining: list[Item], *, must_recommend: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False
 ) -> dict[str, Any]:
     """Think, then an item (one remaining candidate, or "none" to only speak unless it `must_recommend`), then
-    the utterance (ending with "?" on a `question` move; naming a candidate where it must recommend). With no
-    `remaining` candidates the expert can only speak."""
-    schema = recommender_schema(
-        remaining or None, may_pass=not must_recommend, max_chars=max_chars, question=question, short_titles=short_titles
-    )
+    the utterance (ending with "?" on a `question` move). With no `remaining` candidates the expert can only
+    speak."""
+    schema = recommender_schema(remaining or None, max_chars=max_chars, question=question)
     schema["properties"]["item"] = {
         "type": "string", "enum": [c.display for c in remaining] + ([] if must_recommend and remaining else [NO_ITEM])
     }
@@ -195,11 +192,11 @@ class GoRecDialExpert(Simulator):
         question = context is not None and context.question is True
         reply = await self._ask_checked(
             system, lines, asking(instructions, question),
-            expert_schema(remaining, must_recommend=must, max_chars=limit, question=question, short_titles=self.prompts.domain.short_titles),
+            expert_schema(remaining, must_recommend=must, max_chars=limit, question=question),
             lambda text: parse_expert(text, remaining, limit, question, self.prompts.domain.short_titles), seed=seed, usage=usage,
             inspect=None if context is None else lambda reply: check_recommender(reply, context, remaining, about),
         )
-        return named_recommendation(reply, remaining, self.prompts.domain.short_titles)
+        return named_recommendation(reply, remaining)
 
 
 class GoRecDialGamePlayer:

@@ -23,8 +23,6 @@ END_MARKER = "[EOD]"
 NO_ITEM = "none"  # a recommender that may only speak this turn names no item
 _ROLE_PREFIX = re.compile(r"^\s*(?:seeker|recommender|user|assistant|you)\s*:\s*", re.IGNORECASE)
 _YEAR_SUFFIX = re.compile(r"\s*\(\d{4}\)\s*$")
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_REGEX_SPECIAL = re.compile(r"[\\.^$|?*+()\[\]{}]")
 # Length caps (characters) that keep a whole reply inside the default max_tokens of 160.
 UTTERANCE_MAX_CHARS = 300
 THINK_MAX_CHARS = 160
@@ -90,36 +88,15 @@ def seeker_schema(
 
 def recommender_schema(
     candidates: list[Item] | None, *, may_pass: bool = False, max_chars: int = UTTERANCE_MAX_CHARS, question: bool = False,
-    think: bool = True, short_titles: ShortTitleRule = "whole",
+    think: bool = True,
 ) -> dict[str, Any]:
     """Its `think` first (where asked for), then (on recommendation turns) exactly one candidate, or "none" where
-    it `may_pass` (--strategy free), then the utterance (and its `question`, on a question move). An utterance
-    that must recommend (candidates, no question, no passing) must name a candidate (`naming_pattern`)."""
+    it `may_pass` (--strategy free), then the utterance (and its `question`, on a question move)."""
     properties: dict[str, Any] = {"think": _string(THINK_MAX_CHARS)} if think else {}
     if candidates:
         properties["item"] = {"type": "string", "enum": [c.display for c in candidates] + ([NO_ITEM] if may_pass else [])}
     properties["utterance"] = _string(max_chars)
-    pattern = naming_pattern(candidates, short_titles) if candidates and not (may_pass or question) else None
-    if pattern is not None:
-        properties["utterance"]["pattern"] = pattern
     return _object(_with_question(properties, max_chars) if question else properties)
-
-
-def naming_pattern(candidates: list[Item], short_titles: ShortTitleRule = "whole") -> str | None:
-    """A schema pattern for an utterance that names one of `candidates` (its title without the year and a
-    leading article, or its short form under the domain's rule): a backend that follows the schema then never
-    writes a recommendation that names nothing, which the reply checks would send back to be sampled again
-    (the most frequent re-sample on movielens+rt; docs/measurements.md#the-default-model-before-and-after-48).
-    The words around the title are plain text, as in the question pattern. None where a title holds a quote or
-    a backslash, which that plain text cannot hold."""
-    names: list[str] = []
-    for item in candidates:
-        for name in spoken_titles(_YEAR_SUFFIX.sub("", item.display).strip(), short_titles):
-            if '"' in name or "\\" in name:
-                return None
-            names.append(_LEADING_ARTICLE.sub("", name) or name)
-    alternatives = "|".join(_REGEX_SPECIAL.sub(r"\\\g<0>", name) for name in dict.fromkeys(names))
-    return f'^[^"\\\\]*({alternatives})[^"\\\\]*$'
 
 
 def names_no_item(name: Any) -> bool:

@@ -371,10 +371,7 @@ class Recommender(Simulator):
             system,
             lines,
             asking(instructions, question),
-            recommender_schema(
-                candidates, may_pass=may_pass, max_chars=limit, question=question, think=self.think,
-                short_titles=self.prompts.domain.short_titles,
-            ),
+            recommender_schema(candidates, may_pass=may_pass, max_chars=limit, question=question, think=self.think),
             lambda text: parse_recommender(
                 text, candidates, may_pass=may_pass, max_chars=limit, question=question,
                 short_titles=self.prompts.domain.short_titles,

@@ -1,6 +1,4 @@
 import json
-import re
-import warnings
 
 import pytest
 
@@ -10,7 +8,6 @@ from synth.replies import (
     UTTERANCE_MAX_CHARS,
     ReplyFormatError,
     extract_json,
-    naming_pattern,
     normalise_title,
     parse_recommender,
     parse_seeker,
@@ -80,54 +77,6 @@ def test_schemas_constrain_the_choice():
     assert "item" not in recommender_schema(None)["properties"]
     assert seeker_schema(True)["required"] == ["utterance", "accept"]
     assert seeker_schema(False)["required"] == ["utterance"]
-
-
-def test_an_utterance_that_must_recommend_must_name_a_candidate():
-    """A recommendation turn's utterance pattern names one candidate (its title without year or leading
-    article, or its short form), with plain text around it; question moves and turns that may pass keep a
-    free utterance, and a title the plain text cannot hold gives no pattern."""
-    matrix = Item(id="m3", title="The Matrix", year=1999)
-    drunken = Item(id="m4", title="Legend of Drunken Master (Jui kuen II)", year=1994)
-    pattern = recommender_schema([HEAT, matrix, drunken])["properties"]["utterance"]["pattern"]
-    named = ["Heat (1995) is tense.", "You'd love the Matrix.", "Try Legend of Drunken Master (Jui kuen II)!"]
-    assert all(re.search(pattern, text) for text in named)
-    unnamed = ["It is tense.", "Try Legend of Drunken Master.", 'Heat, "tense".', "heat of a scene"]
-    assert not any(re.search(pattern, text) for text in unnamed)
-    assert "pattern" not in recommender_schema([HEAT], may_pass=True)["properties"]["utterance"]
-    assert "pattern" not in recommender_schema([HEAT], question=True)["properties"]["utterance"]
-    assert "pattern" not in recommender_schema(None)["properties"]["utterance"]
-    quoted = Item(id="m5", title='Say "Anything"', year=1989)
-    assert naming_pattern([HEAT, quoted]) is None
-    long_title = Item(id="b1", title="Harry Potter and the Sorcerer's Stone (Harry Potter, #1)", year=1997)
-    short = naming_pattern([long_title], "before_punctuation")
-    assert re.search(short, "Harry Potter and the Sorcerer's Stone is magic.")
-
-
-def test_the_embedded_engine_s_grammar_keeps_a_recommendation_from_naming_nothing():
-    """The naming pattern through llguidance, as the embedded engine compiles a reply's schema, over a real
-    model's vocabulary (SmolLM2's, read without its weights)."""
-    llama_cpp = pytest.importorskip("llama_cpp")
-    llguidance = pytest.importorskip("llguidance")
-    from llguidance.llamacpp import lltokenizer_from_vocab
-
-    from synth.llm.gguf_models import resolve_model
-    from synth.llm.llama_batch import JSON_FORMAT
-
-    model = llama_cpp.Llama(model_path=str(resolve_model("packaged:smollm2-135m").path), vocab_only=True, verbose=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        tokenizer = lltokenizer_from_vocab(llama_cpp.llama_model_get_vocab(model.model), n_vocab=model.n_vocab())
-    schema = recommender_schema([HEAT, UP], think=False, max_chars=60)
-    grammar = llguidance.LLMatcher.grammar_from_json_schema(json.dumps(schema), defaults=JSON_FORMAT)
-
-    def allowed(reply: dict) -> bool:
-        matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
-        matcher.consume_tokens(tokenizer.tokenize_str(json.dumps(reply)))
-        return not matcher.is_error() and matcher.is_accepting()
-
-    assert allowed({"item": "Heat (1995)", "utterance": "Heat (1995) is a tense crime story."})
-    assert not allowed({"item": "Heat (1995)", "utterance": "It is a tense crime story."})
-    assert not allowed({"item": "Heat (1995)", "utterance": "Heat is a tense crime story " + "with a long chase " * 3})
 
 
 def test_normalise_title():
