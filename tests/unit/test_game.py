@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 
@@ -8,7 +9,7 @@ from synth.personas import ReviewIndex, make_game_specs
 from synth.prompting import PromptSet
 from synth.records import RECORD_SCHEMA_VERSION, UNVERSIONED, DialogueRecord, Item, Persona, Review
 from synth.retrievers.bm25 import BM25Retriever
-from synth.simulators import Sampling, Seeker
+from synth.simulators import ExampleChoice, Sampling, Seeker
 from synth.turns import SEED_EXCHANGE
 from tests.helpers import avoid_target, make_game, play
 
@@ -152,15 +153,13 @@ def test_records_without_a_schema_version_read_as_unversioned_with_the_seed_exch
 def test_the_seeker_s_fixed_rules_come_before_anything_one_dialogue_changes(catalog, specs):
     """Two dialogues' seeker prompts (other personas, other example draws) share their opening up to and past
     the rules, so the embedded engine reads the rules once a run from its KV cache, not once a dialogue."""
-    from synth.simulators import ExampleChoice
-
     prompts = PromptSet.load()
     seeker = Seeker(ScriptedBackend(rule_following_script), prompts, Sampling())
     first, second = (
         seeker.system_prompt(spec.persona, catalog, planned=True, example=ExampleChoice.draw(prompts.examples, seed))
         for spec, seed in ((specs[0], 1), (specs[1], 2))
     )
-    shared = next((i for i, (a, b) in enumerate(zip(first, second)) if a != b), min(len(first), len(second)))
+    shared = len(os.path.commonprefix([first, second]))
     assert first != second
     assert shared >= first.index("Your way of talking: ") + len("Your way of talking: ")
     assert first.index("Rules:") < first.index("Answer with one JSON object") < shared
