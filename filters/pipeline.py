@@ -35,6 +35,7 @@ from synth.runs.layout import (
     copy_items,
     dialogues_file,
 )
+from synth.runs.lock import writing_to
 from synth.runs.manifest import Manifest, now, read_manifest, write_manifest
 from synth.runs.records import domain_beside, iter_records
 
@@ -138,7 +139,25 @@ async def filter_run(
     ray_workers: int | None = None,
 ) -> FilterReport:
     """Filter `source` into `out_dir`; returns the report (also written to filter_report.json). With
-    `ray_address`, the filters run on Ray Data (`synth.filters.ray_filter`) and the outputs are the same."""
+    `ray_address`, the filters run on Ray Data (`synth.filters.ray_filter`) and the outputs are the same. Another
+    process writing to `out_dir` stops this one before anything is read."""
+    with writing_to(out_dir):
+        return await _filter_run(source, out_dir, config, format=format, judge=judge, overwrite=overwrite,
+                                 progress=progress, ray_address=ray_address, ray_workers=ray_workers)
+
+
+async def _filter_run(
+    source: Path,
+    out_dir: Path,
+    config: FilterConfig,
+    *,
+    format: InputFormat,
+    judge: ContradictionJudge | None,
+    overwrite: bool,
+    progress: bool,
+    ray_address: str | None,
+    ray_workers: int | None,
+) -> FilterReport:
     kind, path = resolve_input(source, format)
     if ray_address is not None:
         from synth.filters.ray_filter import check_ray_input, ray_verdicts

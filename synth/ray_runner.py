@@ -25,7 +25,7 @@ from synth.llm.base import ChatBackend
 from synth.progress import progress_bar
 from synth.ray_cluster import connect
 from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, PLAN_FILE, SHARDS_DIR, shard_folder
-from synth.runs.lock import writing_to
+from synth.runs.lock import LOCK_FILE, writing_to
 from synth.runs.manifest import Manifest, RaySummary, RayWorkerFigures, check_same_run, read_manifest, write_manifest
 from synth.runs.records import count_records
 from synth.shards import merge_runs
@@ -197,6 +197,7 @@ def _ray_generate(config: GenerateConfig, out_dir: Path, address: str, workers: 
     for name in (ITEMS_FILE, MANIFEST_FILE, DIALOGUES_FILE):  # the dialogues last: their presence means done
         if (staging / name).exists():
             os.replace(staging / name, out_dir / name)
+    (staging / LOCK_FILE).unlink(missing_ok=True)  # merge_runs held it while it wrote there
     staging.rmdir()
     return manifest
 

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from synth.errors import SynthError
 from synth.runs.layout import DIALOGUES_FILE, MANIFEST_FILE, copy_items
+from synth.runs.lock import writing_to
 from synth.runs.manifest import Counts, Manifest, Tokens, add_counts, now, read_manifest, write_manifest
 from synth.runs.records import drop_torn_tail, finished_records
 
@@ -32,7 +33,8 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> Manifest:
     """Join finished shard folders of one run into `out_dir`; returns the merged manifest.
 
     Refused when the shards come from different runs (fingerprints), when a shard is missing, appears
-    twice or did not finish, or when a dialogue id is in two shards."""
+    twice or did not finish, or when a dialogue id is in two shards; stopped at once when another process writes to
+    `out_dir`."""
     manifests = {folder: _manifest(folder) for folder in folders}
     fingerprints = {m.fingerprint for m in manifests.values()}
     if len(fingerprints) != 1:
@@ -55,8 +57,11 @@ def merge_runs(folders: Sequence[Path], out_dir: Path) -> Manifest:
     missing = sorted(set(range(count or 0)) - set(shards))
     if missing:
         raise SynthError(f"shards {', '.join(f'{i}/{count}' for i in missing)} are missing")
+    with writing_to(out_dir):
+        return _write_merged(shards, manifests, out_dir)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+
+def _write_merged(shards: dict[int, Path], manifests: dict[Path, Manifest], out_dir: Path) -> Manifest:
     target = out_dir / DIALOGUES_FILE
     if target.exists() and target.stat().st_size:
         raise SynthError(f"{target} already holds dialogues: merge into an empty folder")

@@ -50,6 +50,23 @@ def run_synth(
     )
 
 
+SIMULATED = Path(__file__).parent / "simulated"
+
+
+def simulated(*, cache: Path | None = None, plant_sigill: str | None = None, install: str | None = None) -> dict[str, str]:
+    """The environment of a child process under simulated conditions (tests/simulated/sitecustomize.py): llama.cpp
+    dying of an illegal instruction (`plant_sigill`: extra-buffers, always or decode), only what the install of
+    synth-crs[`install`] brings importable ("" for the core), synth's cache in `cache`."""
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(SIMULATED), os.environ.get("PYTHONPATH")]))}
+    if plant_sigill is not None:
+        env["SYNTH_PLANT_SIGILL"] = plant_sigill
+    if install is not None:
+        env["SYNTH_SIMULATED_INSTALL"] = install
+    if cache is not None:
+        env["SYNTH_CACHE_DIR"] = str(cache)
+    return env
+
+
 def wait_for_first_dialogue(process: subprocess.Popen, dialogues: Path, timeout_s: float = 600) -> None:
     """Wait until a running `synth generate` has written its first whole record to `dialogues`; fails the test when
     the process ends first or no dialogue comes in `timeout_s`."""

@@ -26,6 +26,7 @@ from rich.table import Table
 
 from synth.config import GenerateConfig
 from synth.llm.base import ChatBackend, Completion, Message, ModelInfo
+from synth.llm.engine_check import EngineSettings, load_llama
 from synth.llm.factory import make_backend
 from synth.llm.gguf_models import resolve_model
 from synth.runner import generate
@@ -71,13 +72,16 @@ class Limit:
     decode_per_s: dict[int, float]
 
 
-def measure_limit(model_path: Path, sequences: list[int], *, steps: int = 48) -> Limit:
+def measure_limit(
+    model_path: Path, sequences: list[int], *, steps: int = 48, settings: EngineSettings | None = None
+) -> Limit:
     """Prompt processing of 512 tokens in one batch; then, after those 512 tokens (a dialogue's context),
-    `steps` greedy steps for each number of sequences (after one untimed step of that shape)."""
+    `steps` greedy steps for each number of sequences (after one untimed step of that shape). `settings`: how
+    the model loads (default: as synth loads it on this machine)."""
     import llama_cpp as lib
     import numpy as np
 
-    llama = lib.Llama(model_path=str(model_path), n_ctx=32, verbose=False)
+    llama = load_llama(model_path, settings=settings, n_ctx=32, verbose=False)
     params = lib.llama_context_default_params()
     params.n_ctx, params.n_batch, params.n_ubatch, params.n_seq_max = 1024 * max(sequences), 512, 512, max(sequences)
     params.n_threads = params.n_threads_batch = os.cpu_count() or 1

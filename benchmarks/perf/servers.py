@@ -37,16 +37,21 @@ def wait_until_serving(url: str, proc: subprocess.Popen, *, api_key: str | None,
             time.sleep(0.5)
 
 
-# llama_cpp.server's entry point with Llama.generate starting from an empty cache on every call
-FRESH_STATE_LAUNCH = """
-import runpy
+# llama_cpp.server's entry point, its model loaded as synth loads it on this machine (synth.llm.engine_check: without
+# llama.cpp's extra buffer types where they fault); with "fresh", Llama.generate starts from an empty cache every call
+SERVER_LAUNCH = """
+import runpy, sys
+from pathlib import Path
 from llama_cpp import Llama
-generate = Llama.generate
-def generate_from_empty_cache(self, tokens, *args, **kwargs):
-    self.reset()
-    return generate(self, tokens, *args, **kwargs)
-Llama.generate = generate_from_empty_cache
-runpy.run_module("llama_cpp.server", run_name="__main__")
+from synth.llm.engine_check import engine_settings, model_params
+if sys.argv.pop(1) == "fresh":
+    generate = Llama.generate
+    def generate_from_empty_cache(self, tokens, *args, **kwargs):
+        self.reset()
+        return generate(self, tokens, *args, **kwargs)
+    Llama.generate = generate_from_empty_cache
+with model_params(engine_settings(Path(sys.argv[sys.argv.index("--model") + 1])).extra_buffers):
+    runpy.run_module("llama_cpp.server", run_name="__main__")
 """
 
 
@@ -55,14 +60,15 @@ def llama_cpp_server(
     model: Path, log_path: Path, *, api_key: str | None = None, n_ctx: int = 4096, timeout_s: float = 120,
     fresh_state: bool = False,
 ) -> Iterator[str]:
-    """Run `python -m llama_cpp.server` on a free port; yields its /v1 base URL, stops it on exit. With
-    `fresh_state`, every request is read from an empty KV cache, so its answer depends on the request alone: the
-    server otherwise reuses the previous request's cache, and a prompt sent twice in a row (a format retry right
-    after its failed try) is sampled from a one-token replay that can pick other tokens than a full read."""
+    """Run llama_cpp.server (`python -m llama_cpp.server`, its model loaded as synth loads models here) on a free
+    port; yields its /v1 base URL, stops it on exit. With `fresh_state`, every request is read from an empty KV
+    cache, so its answer depends on the request alone: the server otherwise reuses the previous request's cache, and
+    a prompt sent twice in a row (a format retry right after its failed try) is sampled from a one-token replay that
+    can pick other tokens than a full read."""
     port = free_port()
-    launch = ["-c", FRESH_STATE_LAUNCH] if fresh_state else ["-m", "llama_cpp.server"]
-    command = [sys.executable, *launch, "--model", str(model), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(os.cpu_count() or 1)]  # its default: half
+    command = [sys.executable, "-c", SERVER_LAUNCH, "fresh" if fresh_state else "shared", "--model", str(model),
+               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
+               "--n_threads", str(os.cpu_count() or 1)]  # its default: half the cores
     if api_key:
         command += ["--api_key", api_key]
     with log_path.open("w") as log:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import typer
 
-from synth.cli import acts, benchmark, data, evaluate, exports, filter, generate, merge, report, stats
+from synth.cli import acts, benchmark, data, doctor, evaluate, exports, filter, generate, merge, report, stats
 from synth.cli.errors import one_line_errors
 
 app = typer.Typer(
@@ -46,6 +46,7 @@ for name, command in [
     ("evaluate", evaluate.evaluate),
     ("export", exports.export),
     ("publish", exports.publish),
+    ("doctor", doctor.doctor),
 ]:
     register(app, name, command)
 register(acts_app, "train", acts.train)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from synth.errors import SynthError
+from synth.llm.engine_check import load_llama
 
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
 REUSE_MIN_TOKENS = 64  # a shorter shared prefix is only the chat template's header: take an unused slot instead
@@ -152,7 +153,7 @@ class BatchEngine:
         import llama_cpp
 
         self._l = llama_cpp
-        self._llama = llama_cpp.Llama(model_path=model_path, n_ctx=32, n_threads=n_threads, verbose=False)
+        self._llama = load_llama(model_path, n_ctx=32, n_threads=n_threads, verbose=False)
         self.n_ctx, self.slots, self._n_batch = n_ctx, slots, n_batch
         params = llama_cpp.llama_context_default_params()
         params.n_ctx, params.n_batch, params.n_ubatch, params.n_seq_max = n_ctx * slots, n_batch, n_batch, slots

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import time
 from collections.abc import Callable
@@ -14,8 +15,9 @@ from typing import Any, TypeVar
 
 from synth.errors import SynthError
 from synth.llm.base import Completion, Message, ModelInfo
+from synth.llm.engine_check import load_llama
 from synth.llm.gguf_models import ResolvedModel, embedded_model_info, resolve_model
-from synth.llm.llamacpp import grammar_for
+from synth.llm.llamacpp import EMBEDDED_EXTRA_HINT, grammar_for
 
 T = TypeVar("T")
 
@@ -71,16 +73,12 @@ class SerialLlamaCppBackend:
         return embedded_model_info(self._spec, self._resolved, self._n_ctx)
 
     def _new_context(self) -> Any:
-        try:
-            from llama_cpp import Llama
-        except ImportError:
-            raise SynthError("the embedded backend needs llama-cpp-python: pip install 'synth-crs[embedded]'") from None
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise SynthError(EMBEDDED_EXTRA_HINT)
         if self._resolved is None:
             self._resolved = resolve_model(self._spec)
         try:
-            return Llama(
-                model_path=str(self._resolved.path), n_ctx=self._n_ctx, n_threads=self._n_threads, verbose=False
-            )
+            return load_llama(self._resolved.path, n_ctx=self._n_ctx, n_threads=self._n_threads, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise SynthError(f"cannot load model {self._resolved.path}: {exc}") from None
 

@@ -1,5 +1,7 @@
-"""One writer per run folder: `synth generate` holds an exclusive lock on OUT/.lock while it writes there, so a
-second run on the same `--out` stops at once instead of appending its records between the first one's."""
+"""One writer per run folder: `synth generate`, `filter` and `merge` hold an exclusive lock on OUT/.lock while they
+write there, so a second one on the same `--out` stops at once instead of appending its records between the first
+one's. The lock is the kernel's (`flock`): it dies with its process, kill -9 included, so a killed run leaves
+nothing that blocks its resume."""
 
 from __future__ import annotations
 
@@ -7,13 +9,15 @@ import fcntl
 import logging
 import os
 import shutil
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 
 from synth.errors import SynthError
 
-LOCK_FILE = ".lock"  # holds the writing process's id; the lock dies with the process (kill -9 included)
+LOCK_FILE = ".lock"  # names the writing process (id, host, start time); the lock dies with the process
 log = logging.getLogger(__name__)
 
 
@@ -50,7 +54,8 @@ def _held(out_dir: Path) -> Iterator[None]:
             return
         handle.seek(0)
         handle.truncate()
-        handle.write(f"process {os.getpid()}")
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        handle.write(f"process {os.getpid()} on {socket.gethostname()} (started {started})")
         handle.flush()
         try:
             yield

@@ -1,5 +1,7 @@
 import asyncio
 import json
+import re
+import socket
 import subprocess
 import sys
 
@@ -12,7 +14,8 @@ from synth.personas import ReviewIndex, make_game_specs
 from synth.ray_runner import ray_generate
 from synth.runner import generate
 from synth.runs.manifest import SCHEMA_VERSION, read_manifest
-from tests.helpers import comparable, read_records
+from synth.shards import merge_runs
+from tests.helpers import comparable, read_records, run_synth
 
 
 def run(config, out, script=rule_following_script, **kwargs):
@@ -167,22 +170,37 @@ def test_dry_run_extrapolates_from_a_sample_and_writes_no_dialogues(tmp_path):
     assert not (tmp_path / "dialogues.jsonl").exists() and (tmp_path / "requests.sqlite").exists()
 
 
-def test_a_second_run_local_or_on_ray_on_a_folder_being_written_stops_before_touching_it(tmp_path):
+def test_a_second_writer_on_a_folder_being_written_stops_at_once_naming_the_holder(tmp_path):
+    """generate (local and on Ray), filter and merge: one line naming the holder's process, host and start time;
+    nothing in the folder touched; a holder killed with -9 leaves nothing that blocks the next writer."""
     config = GenerateConfig(n=2, seed=1, progress=False)
-    run(config, tmp_path)
-    before = (tmp_path / "dialogues.jsonl").read_bytes()
+    run(config, tmp_path / "run")
+    shard = tmp_path / "shard"
+    run(GenerateConfig(n=2, seed=1, progress=False, shard="0/1"), shard)
+    before = (tmp_path / "run" / "dialogues.jsonl").read_bytes()
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "dialogues.jsonl").write_bytes(before)
     holder = subprocess.Popen(  # another synth process writing to the folder
         [sys.executable, "-c", "import sys, time; from pathlib import Path; from synth.runs.lock import writing_to\n"
-         f"with writing_to(Path({str(tmp_path)!r})):\n    print('held', flush=True); time.sleep(600)"],
+         f"with writing_to(Path({str(busy)!r})):\n    print('held', flush=True); time.sleep(600)"],
         stdout=subprocess.PIPE, text=True)
+    named = rf"process {holder.pid} on {re.escape(socket.gethostname())} \(started 20\d\d-\d\d-\d\dT[\d:]+\+00:00\) is writing"
     try:
         assert holder.stdout.readline() == "held\n"
-        for start in (lambda: run(config, tmp_path, overwrite=True),
-                      lambda: ray_generate(config, tmp_path, address="nowhere:1", overwrite=True)):
-            with pytest.raises(SynthError, match=rf"process {holder.pid} is writing to this folder"):
+        for start in (lambda: run(config, busy, overwrite=True),
+                      lambda: ray_generate(config, busy, address="nowhere:1", overwrite=True),
+                      lambda: merge_runs([shard], busy)):
+            with pytest.raises(SynthError, match=named):
                 start()
-        assert (tmp_path / "dialogues.jsonl").read_bytes() == before  # --overwrite deleted nothing
+        for command in (["filter", str(tmp_path / "run"), "--out", str(busy), "--overwrite"],
+                        ["merge", str(shard), "--out", str(busy)]):
+            result = run_synth(*command)
+            assert result.returncode == 2 and re.search(named, result.stderr), result.stderr
+            assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert (busy / "dialogues.jsonl").read_bytes() == before  # --overwrite deleted nothing
+        assert sorted(p.name for p in busy.iterdir()) == [".lock", "dialogues.jsonl"]
     finally:
         holder.kill()  # kill -9: the lock goes with the process
         holder.wait()
-    assert run(config, tmp_path, overwrite=True).counts.written == 2
+    assert run(config, busy, overwrite=True).counts.written == 2
