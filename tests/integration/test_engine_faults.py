@@ -3,10 +3,14 @@ an AMX build on a virtual machine without working AMX (with llama.cpp's extra bu
 processor (everywhere), would fault (tests/simulated/planted_fault.py), on the real SmolLM2 and `synth generate`."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from synth.llm.engine_check import CHECKS_FILE
-from tests.helpers import SHORT_SMOLLM_ARGS, read_records, run_synth, simulated
+from synth.llm.gguf_models import resolve_model
+from tests.helpers import SHORT_SMOLLM_ARGS, SMOLLM, read_records, run_synth, simulated
 
 REBUILD = "pip install --force-reinstall --no-cache-dir --no-deps 'llama-cpp-python=="
 
@@ -24,9 +28,12 @@ def test_a_model_that_faults_with_extra_buffer_types_plays_without_them(tmp_path
     assert REBUILD in first.stderr  # the way back to full speed
     verdicts = json.loads((tmp_path / "cache" / CHECKS_FILE).read_text())
     assert list(verdicts.values()) == [{"extra_buffers": False, "faulted": "SIGILL"}]
-    # the verdict is kept: the next run on this machine asks no child and says nothing
-    second = run_synth(*SHORT_SMOLLM_ARGS, "--n", "1", "--out", str(tmp_path / "again"), env=env)
-    assert second.returncode == 0 and "SIGILL" not in second.stderr, second.stderr
+    # the verdict is kept: with every load now faulting, the next check on this machine asks no child and falls back
+    kept = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                           "from synth.llm.engine_check import engine_settings; print(engine_settings(Path(sys.argv[1])))",
+                           str(resolve_model(SMOLLM).path)],
+                          capture_output=True, text=True, env={**os.environ, **planted("always", tmp_path / "cache")})
+    assert kept.stdout.strip() == "EngineSettings(extra_buffers=False, faulted='SIGILL')", kept.stderr
 
 
 def test_a_build_that_faults_everywhere_stops_before_any_dialogue_with_one_line(tmp_path):
