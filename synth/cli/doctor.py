@@ -56,7 +56,7 @@ class Report:
     processor: str
     extras: list[dict[str, Any]] = field(default_factory=list)
     uses: list[dict[str, Any]] = field(default_factory=list)
-    engine: Engine | None = None
+    engine: Engine = field(default_factory=lambda: Engine(installed="not checked"))
     places: list[dict[str, str]] = field(default_factory=list)
     ready: bool = False
 
@@ -111,8 +111,8 @@ def _engine(model: str) -> Engine:
     try:
         settings = check_engine(path)
     except EngineFault as exc:
-        engine.state, engine.fix = f"faults ({exc.signal_name}: llama-cpp-python was built for another processor)", \
-            rebuild_command()
+        engine.state = f"faults ({exc.signal_name}: llama-cpp-python was built for another processor)"
+        engine.fix = rebuild_command()
     except SynthError as exc:
         engine.state = f"not checked: {exc}"
     else:
@@ -181,7 +181,8 @@ def diagnose(model: str, check_engine: bool = True) -> Report:
         report.uses.append({"use": use, "ok": core_ok and not lacking, "needs": list(needs),
                             "fix": f"pip install 'synth-crs[{','.join(lacking)}]'" if lacking else
                             (None if core_ok else statuses[None].fix)})
-    report.engine = _engine(model) if check_engine else Engine(installed="not checked")
+    if check_engine:
+        report.engine = _engine(model)
     report.places = _places()
     report.ready = report.uses[0]["ok"] and (report.engine.state.startswith("runs") or not check_engine)
     return report
@@ -201,7 +202,6 @@ def _print(report: Report) -> None:
         needs = f" [{','.join(use['needs'])}]" if use["needs"] else ""
         typer.echo(f"  {mark[use['ok']]} {use['use']}{needs}" + (f"\n            fix: {use['fix']}" if use["fix"] else ""))
     engine = report.engine
-    assert engine is not None
     typer.echo(f"\nembedded engine: llama-cpp-python {engine.installed}")
     if engine.built_for:
         typer.echo(f"  built for: {engine.built_for}")
@@ -213,9 +213,12 @@ def _print(report: Report) -> None:
     typer.echo("\nmodels and data:")
     for place in report.places:
         typer.echo(f"  {place['what']}: {place['where']}" + (f"\n    fix: {place['fix']}" if place["fix"] else ""))
-    verdict = "ready" if report.ready else "NOT READY"
-    typer.echo(f"\n{verdict}: synth generate with its embedded default "
-               f"{'runs here' if report.ready else 'will not run here; the fixes above say what to do'}")
+    if not report.ready:
+        typer.echo("\nNOT READY: synth generate with its embedded default will not run here; the fixes above say what to do")
+    elif engine.state == "not checked":
+        typer.echo("\nready, as far as installed: the embedded engine was not checked (--no-engine)")
+    else:
+        typer.echo("\nready: synth generate with its embedded default runs here")
 
 
 def doctor(
