@@ -117,14 +117,18 @@ def seeker_opinions(dialogue: Dialogue, space: ItemSpace) -> dict[str, float]:
     return {item: liked for item, liked in found.items() if item is not None}
 
 
-def run_cases(records: Iterable[DialogueRecord], report: CaseReport) -> list[EvalCase]:
-    """One case per PEARL record of a synth run: its persona and target, no warm start."""
+def run_cases(records: Iterable[DialogueRecord], space: ItemSpace, report: CaseReport) -> list[EvalCase]:
+    """One case per PEARL record of a synth run whose target is in the catalog: its persona and target, no warm
+    start (a run of another catalog, the demo's say, counts its targets as not in the catalog)."""
     cases = []
     for record in records:
         report.dialogues += 1
         if record.persona is None:
             continue
         report.targets += 1
+        if record.target_item.id not in space.items:
+            report.not_in_catalog += 1
+            continue
         cases.append(EvalCase(f"{record.id}:{record.target_item.id}", record.persona, (), record.id))
     report.cases += len(cases)
     return cases

@@ -95,14 +95,15 @@ def load_cases(options: EvaluateOptions, space: ItemSpace, report: CaseReport) -
         raise SynthError(f"test set '{options.test}': no such file, run folder or shared set")
     kind = detect_format(path)
     if kind == "synth":
-        cases = run_cases(load_records(path), report)
+        cases = run_cases(load_records(path), space, report)
     elif kind in ("redial", "inspired"):
         cases = human_cases(load_dialogues(path, kind), kind, space, report, options.warm_start)
     else:
         raise SynthError(f"test set '{options.test}' is {kind}, which records no targets: use a ReDial or INSPIRED "
                          "file (or their shared names) or a synth run")
     if not cases:
-        raise SynthError(f"test set '{options.test}' has no target in the catalog ({report.targets} targets)")
+        raise SynthError(f"test set '{options.test}' has no target in the catalog ({report.targets} targets; the "
+                         "catalog is MovieLens: a synth run must come from --source movielens or movielens+rt)")
     return sample_cases(cases, options.n, options.seed)
 
 

@@ -43,13 +43,15 @@ def test_the_real_seeker_talks_to_four_crss_and_a_second_run_resumes(tmp_path):
     assert (out / "results.md").read_text().count("| oracle |") == 1 and (out / "success_by_turn.png").exists()
 
 
-def test_bad_crs_and_test_sets_are_one_line_each(tmp_path):
-    for args, message in [
-        (["--crs", "nonsense"], "unknown CRS 'nonsense'"),
-        (["--crs", "http://127.0.0.1:9/crs"], "cannot be reached"),
-        (["--crs", "popularity"], "give --train"),
+def test_bad_crs_and_test_sets_are_one_line_each(tmp_path, scripted_run):
+    for test, args, message in [
+        ("redial-test", ["--crs", "nonsense"], "unknown CRS 'nonsense'"),
+        ("redial-test", ["--crs", "http://127.0.0.1:9/crs"], "cannot be reached"),
+        ("redial-test", ["--crs", "popularity"], "give --train"),
+        # a run of the demo catalog: none of its targets is a MovieLens movie
+        (str(scripted_run), ["--crs", "oracle"], "has no target in the catalog (20 targets; the catalog is MovieLens"),
     ]:
-        result = run_synth("evaluate", "--test", "redial-test", *args, "--n", "1", "--seeker-model", SMOLLM,
+        result = run_synth("evaluate", "--test", test, *args, "--n", "1", "--seeker-model", SMOLLM,
                            "--out", str(tmp_path / "x"), "--no-progress")
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert not (tmp_path / "x" / "results.json").exists()
