@@ -7,8 +7,8 @@ instruction. llama.cpp reaches AMX only through its extra buffer types (weights 
 so a model loaded without them never runs a tile instruction.
 
 `engine_settings(model)` loads the model in a child process and runs a prompt long enough to take the
-batched matrix product, then a few decoded tokens: with the extra buffer types, and, when that child died of a
-signal, without them. Only when both die does it stop, with one line that names the fix. The answer is kept per
+batched matrix product, then a few decoded tokens: with the extra buffer types, and, when that child died of
+SIGILL, without them. Only when both die does it stop, with one line that names the fix. The answer is kept per
 llama.cpp build, processor and model file in synth's cache, so only the first load of a model on a machine
 pays for the check. `python -m synth.llm.engine_check MODEL.gguf` is that child.
 """
@@ -48,7 +48,7 @@ _loading = threading.Lock()  # load_llama swaps a module attribute while a model
 
 
 class EngineFault(SynthError):
-    """llama.cpp dies of a signal on this machine whatever synth sets."""
+    """llama.cpp dies of an illegal instruction on this machine whatever synth sets."""
 
     def __init__(self, signal_name: str) -> None:
         super().__init__(fault_line(signal_name))
@@ -58,7 +58,7 @@ class EngineFault(SynthError):
 @dataclass(frozen=True)
 class EngineSettings:
     """How this machine loads a model: `extra_buffers` False keeps llama.cpp off its AMX and repacked kernels.
-    `faulted` names the signal that killed the child with them, when one did."""
+    `faulted` names the signal (SIGILL) that killed the child with them, when one did."""
 
     extra_buffers: bool = True
     faulted: str | None = None
