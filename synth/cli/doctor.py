@@ -11,7 +11,6 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -62,18 +61,11 @@ class Report:
 
 
 def _processor() -> str:
-    from synth.llm.engine_check import cpu_flags
+    from synth.llm.engine_check import cpu_flags, cpu_model
 
-    name = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("model name"):
-                name = line.partition(":")[2].strip()
-                break
-    except OSError:
-        pass
     flags = cpu_flags()
     shown = [label for flag, label in [("avx2", "AVX2"), ("avx512f", "AVX-512"), ("amx_tile", "AMX")] if flag in flags]
+    name = cpu_model() or platform.processor() or platform.machine()
     return f"{name} ({', '.join(shown) or 'no AVX2'}{'' if 'amx_tile' in flags else '; no AMX'})"
 
 

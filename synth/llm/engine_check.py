@@ -71,16 +71,26 @@ def llama_cpp_version() -> str:
         return "not installed"
 
 
-def cpu_flags() -> set[str]:
-    """The processor's feature flags as Linux lists them (empty elsewhere)."""
+def _cpuinfo(key: str) -> str | None:
+    """The first value of `key` in /proc/cpuinfo (None where Linux does not list it)."""
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return set()
+        return None
     for line in text.splitlines():
-        if line.startswith("flags"):
-            return set(line.partition(":")[2].split())
-    return set()
+        if line.startswith(key):
+            return line.partition(":")[2].strip()
+    return None
+
+
+def cpu_flags() -> set[str]:
+    """The processor's feature flags as Linux lists them (empty elsewhere)."""
+    return set((_cpuinfo("flags") or "").split())
+
+
+def cpu_model() -> str | None:
+    """The processor's name as Linux lists it (None elsewhere)."""
+    return _cpuinfo("model name")
 
 
 def rebuild_command() -> str:
