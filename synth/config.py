@@ -20,6 +20,7 @@ from synth.errors import SynthError
 
 BackendName = Literal["llamacpp", "llamacpp-serial", "openai", "vllm"]
 Strategy = Literal["human", "pearl", "free"]
+Wording = Literal["decided", "free"]
 ReviewFormat = Literal["amazon", "yelp", "goodreads"]  # public review formats, read by synth.data.formats
 REVIEW_FORMATS: tuple[str, ...] = get_args(ReviewFormat)
 NAMED_SOURCES = ("demo", "movielens+rt", "movielens")
@@ -35,6 +36,7 @@ NON_SEMANTIC_FIELDS = {
 ADDED_FIELDS: dict[str, object] = {
     "ratings": None, "planner": "users", "allow_repeats": False, "persona_summaries": False, "strategy": "pearl",
     "reply_resamples": 0, "domain": None, "source_format": None, "max_source_reviews": None, "think": True,
+    "wording": "free",
 }
 # Settings a manifest leaves out of its config at these values, so that a run at the defaults writes the
 # manifest it wrote before the setting existed.
@@ -157,6 +159,11 @@ class GenerateConfig(BackendConfig):
         "human", description="who decides each turn's move: 'human' a plan drawn from IARD's annotated ReDial "
         "dialogues (docs/generation.md#strategy), 'pearl' ask once then recommend every turn (synth before #26), "
         "'free' the recommender itself",
+    )
+    wording: Wording = Field(
+        "free", description="who decides what each turn says: 'decided' the seeker's state and the catalog decide "
+        "each turn's content and the model only words it, verified (synth.content); 'free' the model decides and "
+        "words each turn in one reply (docs/generation.md#wording)",
     )
     max_utterances: int | None = Field(None, ge=2, description="turn cap after the seed exchange (12 pearl, 20 gorecdial)")
     ask_turns: int = Field(1, ge=0, description="recommender turns that ask before the first recommendation (pearl)")

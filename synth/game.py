@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from synth.analysis.defects import ReplyContext, question_move, split_opinion, target_draw, taste
-from synth.config import Strategy
+from synth.config import Strategy, Wording
+from synth.content.decide import content_rng, recommender_content, seeker_content
+from synth.content.state import Ledger, pearl_state
 from synth.domain import Domain
 from synth.personas import GameSpec, ReviewIndex
 from synth.prompting import example_replies
@@ -18,10 +20,11 @@ from synth.records import (
     Review,
     ScoredItem,
     Turn,
+    TurnContent,
     TurnPlan,
     verdict,
 )
-from synth.replies import ReplyFormatError
+from synth.replies import RecommenderReply, ReplyFormatError, SeekerReply
 from synth.retrievers.base import Retriever
 from synth.simulators import ExampleChoice, Recommender, Sampling, Seeker, Usage
 from synth.strategy.courses import course_for
@@ -36,6 +39,7 @@ from synth.turns import (
     play_turns,
     transcript,
 )
+from synth.worded import word
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class GameRules:
     k_schedule: tuple[int, ...] = (3, 3, 3, 2, 1, 1)  # candidates per recommendation turn
     force_target_from: int = 3  # the target is a candidate from this recommendation turn on
     strategy: Strategy = "pearl"
+    wording: Wording = "free"  # decided: the content of each turn is decided (synth.content), the model words it
 
     def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
         """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
@@ -162,6 +167,11 @@ class _PearlMoves(RecordMoves):
         self.items = tuple(game.catalog[r.item] for r in [*spec.persona.general, spec.persona.target])  # grows with the candidates
         self.last_recommended: Item | None = None  # the suggestion the seeker answers next
         self.asked_about = False  # the seeker asked about it and waits for the answer
+        self.state = pearl_state(
+            spec.persona, game.catalog, lambda item_id: game.reviews.opinion(spec.persona.user_id, item_id)
+        ) if game.rules.wording == "decided" else None
+        self.ledger = Ledger()  # what was said, as decided contents (decided wording)
+        self.domain = game.seeker.prompts.domain
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
@@ -213,12 +223,18 @@ class _PearlMoves(RecordMoves):
         plan = self.course.seeker(seed, suggestion=recommended is not None, target=is_target, may_ask=may_ask)
         opinion = game.reviews.opinion(spec.persona.user_id, recommended.id) if recommended else None
         accepting = recommended is not None and recommended.id == spec.target.id and not (plan and asks_first(plan))
-        reply = await game.seeker.reply(
-            self.seeker_system, transcript(self.turns, "seeker"), target=spec.target, recommended=recommended,
-            opinion=opinion, seed=seed, usage=self.usage, plan=plan,
-            context=self.seeker_context(recommended, opinion, plan, accepting), liked=self.liked, disliked=self.disliked,
-        )
-        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan, checks=reply.checks))
+        context = self.seeker_context(recommended, opinion, plan, accepting)
+        content = None
+        if self.state is not None:
+            reply, content = await self._decided_seeker(recommended, plan, seed, context)
+        else:
+            reply = await game.seeker.reply(
+                self.seeker_system, transcript(self.turns, "seeker"), target=spec.target, recommended=recommended,
+                opinion=opinion, seed=seed, usage=self.usage, plan=plan, context=context, liked=self.liked,
+                disliked=self.disliked,
+            )
+        self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan, checks=reply.checks,
+                               content=content))
         if recommended is not None and plan is not None and asks_first(plan):
             self.asked_about = True
             return None
@@ -246,14 +262,19 @@ class _PearlMoves(RecordMoves):
         about = self.last_recommended if answering else None
         first_question = not self.asked_taste and not items and about is None and (plan is None or requests(plan.acts))
         may_pass = self.course.may_pass
-        reply = await game.recommender.reply(
-            self.recommender_system, transcript(self.turns, "recommender"), candidates=items, seed=seed,
-            usage=self.usage, plan=plan, about=about, may_pass=may_pass,
-            context=self.recommender_context([*(items or []), *([about] if about else [])], plan, may_pass and bool(items)),
-            opening=self.examples.opening if first_question else None,
-        )
+        context = self.recommender_context([*(items or []), *([about] if about else [])], plan, may_pass and bool(items))
+        content = None
+        if self.state is not None:
+            offered = items if items and not (may_pass and not self.ledger.told) else None  # a free course asks first
+            reply, content = await self._decided_recommender(plan, seed, context, candidates=offered, about=about)
+        else:
+            reply = await game.recommender.reply(
+                self.recommender_system, transcript(self.turns, "recommender"), candidates=items, seed=seed,
+                usage=self.usage, plan=plan, about=about, may_pass=may_pass, context=context,
+                opening=self.examples.opening if first_question else None,
+            )
         self.asked_taste |= first_question
-        self.add_recommender_turn(reply, candidates=candidates, plan=plan)
+        self.add_recommender_turn(reply, candidates=candidates, plan=plan, content=content)
         if reply.item_id is not None:
             self.pool.discard(reply.item_id)
             self.recommendations += 1
@@ -267,14 +288,53 @@ class _PearlMoves(RecordMoves):
         plan = self.course.closing(seed) if step < self.game.rules.max_utterances else None
         if plan is None:
             return
+        context = self.recommender_context([], plan, False, closing=True)
+        if self.state is not None:
+            accepted = self.game.catalog[self.spec.target.id]
+            reply, content = await self._decided_recommender(plan, seed, context, closing=accepted)
+            self.add_recommender_turn(reply, plan=plan, content=content)
+            return
         try:
             reply = await self.game.recommender.reply(
                 self.recommender_system, transcript(self.turns, "recommender"), candidates=None, seed=seed, usage=self.usage, plan=plan,
-                context=self.recommender_context([], plan, False, closing=True),
+                context=context,
             )
         except ReplyFormatError:
             return
         self.add_recommender_turn(reply, plan=plan)
+
+    def _last_words(self) -> str:
+        """The other side's last utterance (the turn about to be worded answers it)."""
+        return self.turns[-1].text if self.turns else ""
+
+    async def _decided_seeker(
+        self, recommended: Item | None, plan: TurnPlan | None, seed: int, context: ReplyContext
+    ) -> tuple[SeekerReply, TurnContent]:
+        """The seeker's turn in decided wording: its state decides the content (synth.content), its model words it."""
+        assert self.state is not None
+        inquire = recommended is not None and plan is not None and asks_first(plan)
+        acts = plan.acts if plan is not None else ("PRO",) if recommended is None else ("REJ", "CON")
+        decided = seeker_content(acts, self.state, self.ledger, self.domain, content_rng(seed), recommended=recommended,
+                                 inquire=inquire)
+        worded = await word(self.game.seeker, decided, style=self.examples.style, last=self._last_words(), plan=plan,
+                            seed=seed, usage=self.usage, context=replace(context, question=decided.question))
+        decided.record(self.ledger)
+        return SeekerReply(worded.text, decided.accept, worded.checks), worded.content
+
+    async def _decided_recommender(
+        self, plan: TurnPlan | None, seed: int, context: ReplyContext, *, candidates: Sequence[Item] | None = None,
+        about: Item | None = None, closing: Item | None = None,
+    ) -> tuple[RecommenderReply, TurnContent]:
+        """The recommender's turn in decided wording: what was said (the ledger) and the catalog decide the content,
+        its model words it; it never sees the seeker's state."""
+        acts = plan.acts if plan is not None else ("REC-S", "EXP-P") if candidates else ("REQ",)
+        decided = recommender_content(acts, self.ledger, self.domain, content_rng(seed), candidates=candidates or (),
+                                      about=about, closing=closing)
+        worded = await word(self.game.recommender, decided, style="", last=self._last_words(), plan=plan,
+                            seed=seed, usage=self.usage, context=replace(context, question=decided.question))
+        decided.record(self.ledger)
+        offered = decided.item.id if decided.content.move == "offer" and decided.item is not None else None
+        return RecommenderReply(think="", utterance=worded.text, item_id=offered, checks=worded.checks), worded.content
 
     def unfinished(self, ended_by: Unfinished) -> Outcome:
         return Outcome(accepted_target=False, ended_by=ended_by, recommendations=self.recommendations)

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
-from synth.config import Strategy
+from synth.config import Strategy, Wording
+from synth.content.decide import content_rng, seeker_content
+from synth.content.state import Ledger, set_state
 from synth.domain import Domain
 from synth.movie_sets import MovieSet
-from synth.records import RECORD_SCHEMA_VERSION, DialogueRecord, GoRecDialGame, Item, Outcome, Turn, TurnPlan
+from synth.records import (
+    RECORD_SCHEMA_VERSION,
+    DialogueRecord,
+    GoRecDialGame,
+    Item,
+    Outcome,
+    Turn,
+    TurnContent,
+    TurnPlan,
+)
 from synth.replies import (
     END_MARKER,
     NO_ITEM,
@@ -43,6 +54,7 @@ from synth.strategy.model import StrategyModel
 from synth.strategy.plans import asks_first
 from synth.strategy.wording import instruction, utterance_limit
 from synth.turns import RecordMoves, Role, Unfinished, opening, play_turns, transcript
+from synth.worded import word
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,7 @@ class GoRecDialRules:
     discount: float = 0.5  # reward kept per extra recommendation
     ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
     strategy: Strategy = "pearl"  # human: each turn's move is planned (synth.strategy); see synth.game.GameRules
+    wording: Wording = "free"  # decided: the seeker's state decides what it says (synth.content); the expert is free
 
     def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
         """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
@@ -263,6 +276,9 @@ class _GoRecDialMoves(RecordMoves):
         # The expert may always speak instead of recommending, so free plays as pearl: ask_turns, then offers.
         strategy = "human" if player.rules.strategy == "human" else "pearl"
         self.course = course_for(strategy, player.rules.ask_turns, player.strategy, seed)
+        correct = self.candidates[movie_set.correct_index]
+        self.state = set_state(self.seeker_items, correct.id) if player.rules.wording == "decided" else None
+        self.ledger = Ledger()  # what the seeker has told (decided wording)
 
     def open(self, script: Sequence[tuple[Role, str]]) -> None:
         super().open(script)
@@ -305,15 +321,19 @@ class _GoRecDialMoves(RecordMoves):
         plan = self.course.seeker(seed, suggestion=recommended is not None, target=correct, may_ask=may_ask)
         loved = tuple(item.display for item in self.seeker_items)
         asks = plan is not None and recommended is not None and asks_first(plan)
-        answer = await self.player.seeker.reply(
-            self.seeker_system, transcript(self.turns, "seeker"), recommended=recommended, correct=correct, seed=seed,
-            usage=self.usage, plan=plan,
-            context=self.reply_context("seeker", self.player.catalog, liked=loved, items=self.items,
-                                       suggestion=recommended.display if recommended else None,
-                                       question=question_move("seeker", plan, False),
-                                       accepting=correct and not asks),
-        )
-        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan, checks=answer.checks))
+        context = self.reply_context("seeker", self.player.catalog, liked=loved, items=self.items,
+                                     suggestion=recommended.display if recommended else None,
+                                     question=question_move("seeker", plan, False), accepting=correct and not asks)
+        content = None
+        if self.state is not None:
+            answer, content = await self._decided_seeker(recommended, plan, asks, seed, context)
+        else:
+            answer = await self.player.seeker.reply(
+                self.seeker_system, transcript(self.turns, "seeker"), recommended=recommended, correct=correct,
+                seed=seed, usage=self.usage, plan=plan, context=context,
+            )
+        self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan, checks=answer.checks,
+                               content=content))
         if recommended is not None and plan is not None and asks_first(plan):
             self.asked_about = True
             return None
@@ -326,6 +346,21 @@ class _GoRecDialMoves(RecordMoves):
             points=self.movie_set.points,
             recommendations=self.recommendations,
         )
+
+    async def _decided_seeker(
+        self, recommended: Item | None, plan: TurnPlan | None, asks: bool, seed: int, context: ReplyContext
+    ) -> tuple[SeekerReply, TurnContent]:
+        """The seeker's turn in decided wording: its set of loved movies decides the content (synth.content), its
+        model words it."""
+        assert self.state is not None
+        acts = plan.acts if plan is not None else ("PRO",) if recommended is None else ("REJ", "CON")
+        decided = seeker_content(acts, self.state, self.ledger, self.player.seeker.prompts.domain, content_rng(seed),
+                                 recommended=recommended, inquire=asks)
+        last = self.turns[-1].text if self.turns else ""
+        worded = await word(self.player.seeker, decided, style="", last=last, plan=plan, seed=seed, usage=self.usage,
+                            context=replace(context, question=decided.question))
+        decided.record(self.ledger)
+        return SeekerReply(worded.text, decided.accept, worded.checks), worded.content
 
     def unfinished(self, ended_by: Unfinished) -> Outcome:
         return self.player.rules.unfinished(ended_by, self.recommendations)

@@ -74,7 +74,8 @@ def build_pearl(config: GenerateConfig, data: SourceData, backend: ChatBackend, 
     assert planned.reviews is not None
     sampling = Sampling(config.max_tokens, config.temperature, config.max_format_retries, config.reply_resamples)
     rules = GameRules(
-        config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from, config.strategy
+        config.turn_cap, config.ask_turns, tuple(config.k_schedule), config.force_target_from, config.strategy,
+        config.wording,
     )
     retriever = build_retriever(config.retriever, data.catalog, embedding_model=config.embedding_model)
     return PearlGame(
@@ -118,7 +119,7 @@ def build_gorecdial(config: GenerateConfig, data: SourceData, backend: ChatBacke
         data.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
         GoRecDialRules(
             max_utterances=config.turn_cap, ask_turns=0 if config.strategy == "free" else config.ask_turns,
-            strategy=config.strategy,
+            strategy=config.strategy, wording=config.wording,
         ),
         sampling, strategy_model(config),
     )

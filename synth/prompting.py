@@ -24,6 +24,7 @@ TEMPLATES = {
     "judge": ("judge_system", "judge_persona", "judge_guess", "judge_stance"),
     "benchmark": ("benchmark_recommend", "benchmark_respond"),
 }
+WORDING_TEMPLATES = ("word_system", "word_turn")  # decided wording's (synth.content.wording), in either game mode
 EXAMPLES = {"pearl": "pearl_examples"}  # a mode's example exchanges (YAML), drawn per dialogue by the game
 # The first pass renders the domain profile into a template's text with delimiters no template uses otherwise
 # ("[[ domain.noun ]]", "[% if ... %]"); the second, the template proper, sees the domain's words as text.
@@ -70,15 +71,18 @@ class PromptSet:
     domain: Domain = field(default_factory=load_domain)
 
     @classmethod
-    def load(cls, folder: Path | None = None, mode: str = "pearl", domain: Domain | None = None) -> PromptSet:
+    def load(
+        cls, folder: Path | None = None, mode: str = "pearl", domain: Domain | None = None, *, wording: bool = False
+    ) -> PromptSet:
         """The templates of one game mode, from `folder` or the ones shipped with synth, for `domain` (movies
-        by default). The hashes are those of the texts with the domain's words in: the prompts really used."""
+        by default), with decided wording's where `wording`. The hashes are those of the texts with the domain's
+        words in: the prompts really used."""
         base, domain = prompts_folder(folder), domain or load_domain()
         env = jinja2.Environment(
             undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
         )
         templates, hashes = {}, {}
-        for name in TEMPLATES[mode]:
+        for name in (*TEMPLATES[mode], *(WORDING_TEMPLATES if wording else ())):
             path = base / f"{name}.j2"
             text = domain_text(path, domain)
             try:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 RECORD_SCHEMA_VERSION = 1  # the record layout this synth writes; bump it when a field changes meaning
 UNVERSIONED = 0  # records written before records carried a version
@@ -99,6 +99,18 @@ class ReplyChecks(BaseModel):
     repaired: list[str] = Field(default_factory=list)
 
 
+class TurnContent(BaseModel):
+    """What a turn was decided to say before any model wrote it (decided wording, synth.content): its `move`,
+    each `point` in plain words, the titles its words must name, the people they may name, and who worded it:
+    the model, or the content's own template where no model reply said it (after the re-samples)."""
+
+    move: str  # "ask", "reveal", "offer", "answer", "accept", "decline", "inquire", "close", "greet"
+    points: list[str]
+    titles: list[str] = Field(default_factory=list)
+    people: list[str] = Field(default_factory=list)
+    worded_by: Literal["model", "template"] = "model"
+
+
 class Turn(BaseModel):
     role: Literal["seeker", "recommender"]
     text: str
@@ -110,6 +122,15 @@ class Turn(BaseModel):
     correct: bool | None = None  # GoRecDial: was the recommended item the correct one
     plan: TurnPlan | None = None  # the planned move (--strategy human)
     checks: ReplyChecks | None = None  # re-samples of this turn's reply, when its checks found a defect
+    content: TurnContent | None = None  # what the turn was decided to say (--wording decided)
+
+    @model_serializer(mode="wrap")
+    def _content_where_decided(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A turn of free wording is written as before decided wording existed: without a `content` key."""
+        data = handler(self)
+        if data.get("content") is None:
+            data.pop("content", None)
+        return data
 
 
 class Outcome(BaseModel):

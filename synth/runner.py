@@ -136,7 +136,7 @@ async def _generate(
     started, clock = now(), time.perf_counter()
     data = load_data(config)
     domain = load_domain(config.domain_name)
-    prompts = PromptSet.load(config.prompts_dir, mode=config.mode, domain=domain)
+    prompts = PromptSet.load(config.prompts_dir, mode=config.mode, domain=domain, wording=config.wording == "decided")
     planned = PLANNERS[config.mode](config, data)  # before the model loads: a plan that cannot run stops here
     budget = Budget.of(config)  # so does a cost ceiling without prices
     data.counts.update(planned.counts)

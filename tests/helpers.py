@@ -149,7 +149,7 @@ def make_game(
     """A PEARL game on `catalog` whose two simulators answer with `script`, and the backend (its calls);
     `strategy` is the table plans are drawn from (rules.strategy 'human')."""
     backend = ScriptedBackend(script)
-    prompts = PromptSet.load()
+    prompts = PromptSet.load(wording=rules.wording == "decided")
     sampling = Sampling(max_tokens=64, temperature=0.0, max_format_retries=retries)
     game = PearlGame(
         catalog, ReviewIndex.from_reviews(reviews), BM25Retriever(catalog), Seeker(backend, prompts, sampling),

@@ -117,6 +117,11 @@ def generate(
         None, help="Who decides each turn's move: human (a plan drawn from people's annotated dialogues), pearl (ask "
         f"once, then recommend every turn) or free (the recommender itself) {default('strategy')}."
     ),
+    wording: Optional[str] = typer.Option(
+        None, help="Who decides what each turn says: decided (the seeker's state and the catalog decide each turn's "
+        "content, the model only words it, verified) or free (the model decides and words each turn at once) "
+        f"{default('wording')}."
+    ),
     reply_resamples: Optional[int] = typer.Option(
         None, help="Times a reply that copies, repeats itself, speaks in the third person, contradicts the persona or "
         f"names the hidden target is sampled again (0: keep it, defects recorded) {default('reply_resamples')}."

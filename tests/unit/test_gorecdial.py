@@ -213,3 +213,33 @@ def test_runner_writes_gorecdial_games(tmp_path):
     # --strategy human (the default): the greeting alone is scripted, the seeker opens, every turn has a plan
     assert all(r.scripted_turns == 1 and r.turns[1].role == "seeker" for r in records)
     assert all(t.plan is not None and t.plan.acts for r in records for t in r.turns[1:])
+
+
+def test_a_decided_seeker_tells_its_sets_taste_and_accepts_only_the_correct_movie(movielens, embeddings):
+    """--wording decided: the seeker's set of loved movies is its state (what it wants is what they share); each
+    seeker turn keeps its decided content; the expert stays free. Whatever the scripted words, the decision is
+    the content's: only the correct movie is accepted."""
+    sets, _ = select_movie_sets(movielens.ratings, embeddings, n=1, seed=2)
+    correct = sets[0].candidates[sets[0].correct_index]
+
+    def script(messages, schema):
+        props = schema["properties"]
+        if "item" in props:  # the expert recommends the remaining candidates in order
+            choice = props["item"]["enum"][0]
+            return json.dumps({"think": "t", "item": choice, "utterance": f"Try {choice}."})
+        return json.dumps({"utterance": "Sounds fine."})  # the seeker's wording: turned down, the template speaks
+
+    backend = ScriptedBackend(script)
+    prompts = PromptSet.load(mode="gorecdial", wording=True)
+    sampling = Sampling(max_tokens=64, max_format_retries=1)
+    game = GoRecDialGamePlayer(
+        movielens.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
+        GoRecDialRules(ask_turns=0, wording="decided"), sampling,
+    )
+    record = asyncio.run(game.play(GoRecDialSpec("g0", 0, sets[0])))
+    seeker_turns = [t for t in record.turns[record.scripted_turns:] if t.role == "seeker"]
+    assert all(t.content is not None for t in seeker_turns)
+    assert [t.content.move for t in seeker_turns[:-1]] == ["decline"] * (len(seeker_turns) - 1)
+    assert seeker_turns[-1].content.move == "accept" and seeker_turns[-1].accepted
+    assert record.turns[-2].recommended_item == correct and record.outcome.accepted_target
+    assert movielens.catalog[correct].title in seeker_turns[-1].text

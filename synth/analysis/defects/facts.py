@@ -23,7 +23,7 @@ GENRE_WORDS = {
 _CLAIM = re.compile(r"\b(?:is|it's|was|'s)\s+(?:a|an)\s+([^.;:!?]*)", re.IGNORECASE)  # "X is a romantic drama"
 _CLAIM_END = re.compile(r"\b(?:that|which|who|with|about|where|from|in|for|by|set|starring|featuring)\b", re.IGNORECASE)
 _YEAR_CLAIM = re.compile(r"\b(?:released in|came out in|made in|from)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
-_NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -](?:[A-Z][a-z'’.]+|[A-Z]\.|de|del|van|von|da))*[ -][A-Z][a-z'’]+\b")
+PERSON_NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -](?:[A-Z][a-z'’.]+|[A-Z]\.|de|del|van|von|da))*[ -][A-Z][a-z'’]+\b")
 CUE_REACH = 60  # characters after "starring", "directed by", ... in which a name is taken for cast or crew
 _ROLE_WORDS = re.compile(
     r"\b(?:starring|stars|starred|star|featuring|directed by|director|directors|actor|actors|actress|actresses|"
@@ -92,7 +92,7 @@ def _people_defect(sentence: str, item: Item, items: tuple[Item, ...]) -> Defect
     cue = _ROLE_WORDS.search(sentence)
     cued = range(cue.end(), cue.end() + CUE_REACH) if cue is not None else range(0)
     titles = [normalise(other.title) for other in items]
-    for match in _NAME.finditer(sentence):
+    for match in PERSON_NAME.finditer(sentence):
         name = normalise(match.group(0))
         if name in own or any(name in title for title in titles):
             continue

@@ -1,0 +1,22 @@
+"""Decided wording: the seeker's state decides what each turn says, the model only words it (issue #63).
+
+A small model asked to play a person with a hidden goal, keep the history and follow a plan in one free reply
+fails at one of them in most dialogues. Here those decisions are made in code, in four steps, one module each,
+in the order a turn runs them:
+
+1. **state** (`synth.content.state`): the seeker's state, from the data: what it wants (its hidden target's
+   genres, era and mood words, never the title), what it has seen and what it thought of it (its ratings and
+   own words), what it dislikes; and the conversation's ledger of what has been said so far.
+2. **content** (`synth.content.decide`): the turn's content, seeded and deterministic, from the state, the
+   catalog, the planned move and the ledger: which taste the recommender asks about, which values the seeker
+   reveals, which candidate is offered and why (its catalog facts that match what the seeker said), how the
+   seeker reacts to it, what the recommender answers. The recommender's side reads only the ledger, never the
+   seeker's state.
+3. **wording** (`synth.content.wording`): a short prompt (the content, the speaker's role, its way of talking)
+   for one short reply; and the content's own template sentence, for when no reply says it.
+4. **verification** (`synth.content.verification`): the reply says the content (its titles) and nothing the
+   content does not hold (another title, a person the facts do not name, the other role's words, a viewing of a
+   movie the seeker has not seen, text the length cap cut).
+
+The simulators word and verify (synth.simulators); the games keep the state and ask for the content
+(synth.game, synth.gorecdial). Nothing here reaches up into either."""

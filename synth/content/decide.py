@@ -1,0 +1,347 @@
+"""The content of each turn, decided before any model writes it: seeded, deterministic, from the seeker's state
+(seeker turns), the ledger of what was said (both sides), the catalog's facts and the planned move.
+
+Each decision gives a `Decided`: the record's TurnContent (its points in plain words, for the wording prompt),
+the template sentence that says the same where no model reply does, and what the game needs from it (the item
+offered, the seeker's decision, the ledger's update)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from synth.content.state import ATTRIBUTES, Ledger, Opinion, SeekerState
+from synth.domain import Domain
+from synth.records import Item, TurnContent
+from synth.target_hints import era_of
+
+FACT_CHARS = 140  # characters of an item's description given as a fact at most
+ASK_KEYS = {  # words one of which a question about the attribute says
+    "genre": ("genre", "kind", "type", "sort"), "mood": ("mood", "feel", "vibe", "tone", "something"),
+    "era": ("old", "older", "recent", "new", "newer", "classic", "decade", "era", "year"),
+    "example": ("loved", "love", "favorite", "favourite", "liked", "enjoyed"),
+    "more": ("else", "anything", "more", "other"),
+}
+SEEN_KEYS = ("seen", "watched", "saw")
+NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
+TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct")}
+ASK_TOPICS = {  # attribute -> (point, template) of the recommender's question about it
+    "genre": ("ask which genre of {noun} they are in the mood for", "What kind of {noun} are you in the mood for?"),
+    "mood": ("ask what mood or feel they want the {noun} to have", "What sort of mood are you after {when}?"),
+    "era": ("ask whether they want an older {noun} or a recent one", "Do you want something older, or more recent?"),
+    "example": ("ask them for one {noun} they loved", "What's one {noun} you really loved?"),
+    "more": ("ask whether there is anything else they want in it", "Anything else you'd like in it?"),
+}
+
+
+@dataclass
+class Decided:
+    """One turn's decided content. `template` says it in words of its own; `item` is the item offered or spoken
+    about; `accept` the seeker's decision (None: none due); `question` whether the turn asks something;
+    `may_name` titles the words may name besides the content's own; `told` what the seeker tells (attribute ->
+    values) and `example` the liked item it names, for the ledger."""
+
+    content: TurnContent
+    template: str
+    item: Item | None = None
+    accept: bool | None = None
+    question: bool = False
+    may_name: tuple[str, ...] = ()
+    told: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    example: str | None = None
+    asks_about: str | None = None  # the recommender's question: the attribute; the seeker's: the topic
+    say_any: tuple[str, ...] = ()  # the content's key words: the words must say one of them (synth.content.keys)
+
+    def record(self, ledger: Ledger) -> None:
+        """Write what this turn said into the conversation's ledger."""
+        move = self.content.move
+        if move == "ask" and self.asks_about:
+            ledger.asked.append(self.asks_about)
+        ledger.told.update(self.told)
+        if self.example:
+            ledger.examples.append(self.example)
+        if move == "offer" and self.item is not None:
+            ledger.offered.append(self.item.id)
+        if move == "inquire":
+            ledger.question = self.asks_about
+        elif move == "answer":
+            ledger.question = None
+
+
+def content_rng(seed: int) -> random.Random:
+    """The random draws of one turn's content (its turn seed): the same turn decides the same content."""
+    return random.Random(f"content:{seed}")
+
+
+def _fact(item: Item) -> str:
+    """The item's description cut to its first sentence (FACT_CHARS at most), else its genres."""
+    text = " ".join(item.description.split())
+    if not text:
+        return ", ".join(g.lower() for g in item.genres)
+    first = text.split(". ")[0].rstrip(".")
+    if len(first) <= FACT_CHARS:
+        return first
+    clause = first[:FACT_CHARS].rfind(", ")
+    return first[:clause] if clause > FACT_CHARS // 2 else first[:FACT_CHARS].rsplit(" ", 1)[0]
+
+
+def _people(item: Item) -> list[str]:
+    return [*item.directors, *item.cast]
+
+
+def _join(values: Sequence[str], word: str = "and") -> str:
+    values = list(values)
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" {word} " + values[-1]
+
+
+def _kind(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
+    """'a comedy and romance movie' ('an action movie'); the domain's noun alone without genres."""
+    if not genres:
+        return domain.a_noun
+    phrase = f"{_join(genres, word)} {domain.noun}"
+    return f"{'an' if phrase[0] in 'aeiou' else 'a'} {phrase}"
+
+
+def _words(domain: Domain) -> dict[str, str]:
+    return {"noun": domain.noun, "a_noun": domain.a_noun, "plural": domain.plural, "verb": domain.verb,
+            "seen": domain.seen, "when": domain.when}
+
+
+# --- the recommender's side: it reads the ledger, never the seeker's state -------------------------------
+
+
+def matches(item: Item, ledger: Ledger) -> list[str]:
+    """What of `item` matches what the seeker said: its genres among the told ones, its era, mood words of its
+    description among the told moods."""
+    told = ledger.told_values()
+    found = [g.lower() for g in item.genres if g.lower() in told]
+    era = ledger.told.get("era", ())
+    if item.year and era and era_of(item.year) in era:
+        found.append(era_of(item.year))
+    found += [m for m in ledger.told.get("mood", ()) if m in item.description.lower()]
+    return found
+
+
+def choose_offer(candidates: Sequence[Item], ledger: Ledger) -> Item:
+    """The candidate whose facts match most of what the seeker said; the retriever's order breaks ties."""
+    return max(candidates, key=lambda item: (len(matches(item, ledger)), -candidates.index(item)))
+
+
+def recommender_content(
+    acts: Sequence[str], ledger: Ledger, domain: Domain, rng: random.Random, *,
+    candidates: Sequence[Item] = (), about: Item | None = None, closing: Item | None = None,
+) -> Decided:
+    """The recommender's turn: its goodbye after `closing` was accepted, an answer about `about`, an offer of one
+    of `candidates`, or a question about a taste the seeker has not told (acts: the planned IARD codes, or the
+    fixed course's ('REQ',) or ('REC-S', 'EXP-P'))."""
+    words = _words(domain)
+    react = "RESP" in acts or "OTH" in acts
+    if closing is not None:
+        return Decided(TurnContent(move="close", points=[f"say you are glad they chose {closing.display}",
+                                                        f"wish them a good time with it {domain.when}"]),
+                       f"Great choice. Enjoy {closing.title} {domain.when}!", item=closing, may_name=(closing.display,))
+    if about is not None:
+        return _answer(about, ledger.question or "plot", domain)
+    if candidates:
+        return _offer(choose_offer(candidates, ledger), acts, ledger, domain)
+    open_topics = [a for a in ATTRIBUTES if a not in ledger.told and a not in ledger.asked]
+    attribute = (open_topics[0] if not ledger.asked else rng.choice(open_topics[:2])) if open_topics else "more"
+    point, template = (text.format(**words) for text in ASK_TOPICS[attribute])
+    points = (["react in a few words to what they just said"] if react and ledger.told else []) + [point]
+    return Decided(TurnContent(move="ask", points=points), template, question=True, asks_about=attribute,
+                   say_any=ASK_KEYS[attribute])
+
+
+def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain) -> Decided:
+    """An offer of `item`, with why it fits (the matches with what was said; else its genres) and, where the
+    move explains it, what it is about."""
+    found = matches(item, ledger)
+    genres = [g.lower() for g in item.genres]
+    matched_genres = [g for g in genres if g in found]
+    others = [value for value in found if value not in matched_genres]
+    why = _kind(matched_genres or genres, domain) + "".join(
+        f" {value}" if value.startswith("from") or value == "a recent one" else f", {value}" for value in others)
+    asks_seen = "REC-E" in acts
+    points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
+              f"say it fits because it is {why}" if found else f"say it is {why}"]
+    template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
+    if "EXP-I" in acts and item.description:
+        points.append(f"say what it is about: {_fact(item)}")
+    if "EXP-S" in acts and ledger.examples:
+        points.append("say it is like the one they loved")
+    return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=_people(item)), template,
+                   item=item, question=asks_seen, may_name=(item.display,), say_any=tuple(found or genres))
+
+
+def _answer(item: Item, topic: str, domain: Domain) -> Decided:
+    """The answer to the seeker's question about `item`: catalog facts only (people where the catalog lists
+    them, else what it is about)."""
+    people = _people(item)
+    if topic == "people" and people:
+        credits = []
+        if item.directors:
+            credits.append(f"{domain.directors_label} {_join(item.directors[:1])}")
+        if item.cast:
+            credits.append(f"{domain.cast_label} {_join(item.cast[:2])}")
+        fact = ", ".join(credits)
+        template = f"It's {fact}."
+    elif item.description:
+        fact = _fact(item)
+        template = f"It's {_kind([g.lower() for g in item.genres], domain)}: {fact[0].lower()}{fact[1:]}."
+    else:
+        fact = _kind([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
+        template = f"It's {fact}."
+    points = [f"answer their question about {item.display}: it is {fact}"]
+    named = tuple(people) if topic == "people" and people else ()
+    return Decided(TurnContent(move="answer", points=points, people=people), template, item=item,
+                   may_name=(item.display,), say_any=named)
+
+
+# --- the seeker's side: its state and the ledger ------------------------------------------------------------
+
+
+def seeker_content(
+    acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random, *,
+    recommended: Item | None = None, inquire: bool = False,
+) -> Decided:
+    """The seeker's turn: with no suggestion to answer, it tells what it wants (what it was asked, else what it
+    has not told); asked to `inquire`, it asks one question about `recommended`; else it reacts to it."""
+    if recommended is None:
+        return _reveal(acts, state, ledger, domain, rng)
+    if inquire:
+        topic = "people" if _people(recommended) and rng.random() < 0.5 else "plot"
+        point = f"ask who is in {recommended.title}" if topic == "people" else f"ask what {recommended.title} is about"
+        template = f"Who's in {recommended.title}?" if topic == "people" else f"What's {recommended.title} about?"
+        return Decided(TurnContent(move="inquire", points=[point, "do not say yet whether you want it"],
+                                   titles=[recommended.display]), template, item=recommended, question=True,
+                       may_name=(recommended.display,), asks_about=topic, say_any=TOPIC_KEYS[topic])
+    if recommended.id == state.target_id:
+        return _accept(recommended, state, domain)
+    return _decline(acts, recommended, state, ledger, domain)
+
+
+def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random) -> Decided:
+    """Tell the attribute just asked about (else the first one untold, two at the opening), with a liked
+    example where the move speaks of its taste (PRO)."""
+    untold = ledger.untold(state)
+    asked = ledger.asked[-1] if ledger.asked and ledger.asked[-1] in ATTRIBUTES else None
+    points: list[str] = []
+    sentences: list[str] = []
+    told: dict[str, tuple[str, ...]] = {}
+    if asked is not None and asked not in ledger.told and not state.knows(asked):  # nothing to tell: no preference
+        told[asked] = ()
+        points.append(f"say you have no particular {NO_PREFERENCE[asked]} in mind")
+        sentences.append(f"No particular {NO_PREFERENCE[asked]} in mind.")
+    attributes = [asked] if asked in untold else untold[:2] if not ledger.told else untold[:1]
+    if "PRO" in acts and "example" not in attributes and "example" in untold:
+        attributes.append("example")
+    example = None
+    for attribute in attributes:
+        if attribute == "example":
+            liked = next(o for o in state.liked if o.item.id not in ledger.examples)
+            example = liked.item.id
+            points.append(_example_point(liked))
+            sentences.append(f"I {_verb(liked)} {liked.item.title}" + (f': "{liked.words}"' if liked.words else "."))
+            told["example"] = (liked.item.display,)
+            continue
+        values = state.wants.values(attribute)[:2]
+        told[attribute] = values
+        point, sentence = _want(attribute, values, domain)
+        points.append(point)
+        sentences.append(sentence)
+    if not points:  # everything told: say it again in other words
+        values = state.wants.genres[:1] or ("good",)
+        point, sentence = _want("genre", values, domain)
+        points, sentences = [f"say again, in other words, that you want {point.split('want ', 1)[-1]}"], [sentence]
+    if "CRI-A" not in acts and state.dislikes and "PRO" in acts and rng.random() < 0.5:
+        points.append(f"say you don't like {state.dislikes[0]} {domain.plural}")
+        sentences.append(f"Nothing {state.dislikes[0]}, though.")
+    titles = [told["example"][0]] if example else []
+    keys = tuple(key for attribute, values in told.items() if attribute != "example" for value in values
+                 for key in value_keys(value))
+    return Decided(TurnContent(move="reveal", points=points, titles=titles), " ".join(sentences), told=told,
+                   example=example, may_name=tuple(titles), say_any=keys)
+
+
+def _verb(opinion: Opinion) -> str:
+    """'loved', 'liked', 'found so-so', 'disliked': the verdict without its 'it'."""
+    return opinion.verdict.replace(" it", "")
+
+
+def _example_point(liked: Opinion) -> str:
+    said = f' (in your words: "{liked.words}")' if liked.words else ""
+    return f"say you {_verb(liked)} {liked.item.display}{said}"
+
+
+def value_keys(value: str) -> tuple[str, ...]:
+    """The words that say a told value: an era as its decade ('from the 1990s' -> '1990s', '90s'), a recent one
+    as 'recent' or 'new', anything else as itself."""
+    if value.startswith("from the "):
+        decade = value.removeprefix("from the ")
+        return (decade, decade[2:], f"'{decade[2:]}")
+    if value == "a recent one":
+        return ("recent", "new", "newer", "latest")
+    return (value,)
+
+
+def _want(attribute: str, values: Sequence[str], domain: Domain) -> tuple[str, str]:
+    """(point, sentence) saying the seeker wants `values` of `attribute`."""
+    if attribute == "genre":
+        kind = _kind(values, domain, "or")
+        return f"say you want {kind}", f"I'm in the mood for {kind}."
+    if attribute == "mood":
+        return f"say you want something {_join(values)}", f"Something {_join(values)} would be perfect."
+    return f"say you would like one {values[0]}", f"Ideally one {values[0]}."
+
+
+def _accept(item: Item, state: SeekerState, domain: Domain) -> Decided:
+    """Yes to the target, naming what matched what it wants; it has never seen it."""
+    genres = [g.lower() for g in item.genres if g.lower() in state.wants.genres] or [g.lower() for g in item.genres]
+    why = _kind(genres[:2], domain).split(" ", 1)[1]
+    points = [f"say yes, you will {domain.verb} {item.display}", f"say it sounds perfect: {why}, just as hoped",
+              f"you have not {domain.seen} it before"]
+    return Decided(TurnContent(move="accept", points=points, titles=[item.display]),
+                   f"Yes! {item.title} sounds like just the {why} I wanted. I'll {domain.verb} it.",
+                   item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
+
+
+def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger, domain: Domain) -> Decided:
+    """No to a suggestion that is not the target, with the reason its state gives: seen it (and its own
+    opinion), a genre it dislikes, not the genre it wants, another era, else a mood it wants more of."""
+    genres = [g.lower() for g in item.genres]
+    seen = state.opinion(item.id)
+    if seen is not None:
+        said = f': "{seen.words}"' if seen.words else ""
+        points = [f"say you have already {domain.seen} {item.display} and you {_verb(seen)} it{said}"]
+        template = f"I've already {domain.seen} {item.title}, and I {_verb(seen)} it."
+        keys: tuple[str, ...] = SEEN_KEYS
+        if seen.liked:
+            points.append(f"say you want something you have not {domain.seen}")
+    elif disliked := [g for g in genres if g in state.dislikes]:
+        points = [f"say no to {item.display}: you don't like {disliked[0]} {domain.plural}"]
+        template = f"Hmm, {item.title} isn't for me: I don't really like {disliked[0]} {domain.plural}."
+        keys = (disliked[0],)
+    elif state.wants.genres and not set(genres) & set(state.wants.genres):
+        wanted = _kind(state.wants.genres[:2], domain, "or")
+        points = [f"say no to {item.display}: you want {wanted}, and it is not one"]
+        template = f"Not {item.title}, I think: I'm after {wanted}."
+        keys = state.wants.genres[:2]
+    elif missing := [g for g in state.wants.genres if g not in genres]:
+        points = [f"say no to {item.display}: you would like it to be more of {_kind(missing[:1], domain)}"]
+        template = f"{item.title} isn't quite it: I'd like something more like {_kind(missing[:1], domain)}."
+        keys = (missing[0],)
+    elif state.wants.era and item.year and era_of(item.year) != state.wants.era:
+        points = [f"say no to {item.display}: you would rather have one {state.wants.era}"]
+        template = f"{item.title} isn't quite it: I'd rather have one {state.wants.era}."
+        keys = value_keys(state.wants.era)
+    else:
+        more = next((m for m in state.wants.moods if m not in item.description.lower()), None)
+        reason = f"you want something more {more}" if more else f"it is not quite what you are after {domain.when}"
+        points = [f"say no to {item.display}: {reason}"]
+        template = f"{item.title} isn't quite it: " + (f"I want something more {more}." if more else f"not what I'm after {domain.when}.")
+        keys = (more,) if more else ()
+    if any(code in acts for code in ("CON", "REF", "STO")):
+        points.append("ask for another suggestion")
+    return Decided(TurnContent(move="decline", points=points, titles=[item.display]), template, item=item,
+                   accept=False, may_name=(item.display,), say_any=keys)

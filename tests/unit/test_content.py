@@ -1,0 +1,132 @@
+"""Decided wording (synth.content): the seeker's state from its data, each turn's decided content, the
+verification of a worded reply, and a dialogue whose model words nothing right (every turn said by its
+template). Game logic on the demo data and a scripted backend; the real model is in the integration tests."""
+
+import json
+
+import pytest
+
+from synth.analysis.defects import ReplyContext
+from synth.content.decide import content_rng, recommender_content, seeker_content
+from synth.content.state import Ledger, pearl_state, set_state
+from synth.content.verification import cut_by_cap, verify
+from synth.domain import load_domain
+from synth.game import GameRules
+from synth.personas import ReviewIndex, make_game_specs
+from synth.records import Item, Persona, Review
+from tests.helpers import make_game, play
+
+DOMAIN = load_domain()
+
+
+def review(item: str, score: float, text: str = "") -> Review:
+    return Review(user="u", item=item, rating=score * 5, score=score, scale=[0, 5], text=text)
+
+
+@pytest.fixture
+def items() -> dict[str, Item]:
+    return {
+        "t": Item(id="t", title="Groundhog Day", year=1993, genres=["Comedy", "Romance"],
+                  description="A weatherman relives one day until he gets it right.", directors=["Harold Ramis"],
+                  cast=["Bill Murray"]),
+        "a": Item(id="a", title="Airplane!", year=1980, genres=["Comedy"], description="A disaster-movie spoof."),
+        "h": Item(id="h", title="The Shining", year=1980, genres=["Horror"], description="A hotel drives a writer mad."),
+        "s": Item(id="s", title="Scream", year=1996, genres=["Horror"], description="A masked killer stalks teens."),
+        "w": Item(id="w", title="Heat", year=1995, genres=["Action", "Crime"], description="A cop hunts a thief."),
+        "r": Item(id="r", title="Notting Hill", year=1999, genres=["Comedy", "Romance"], description="A bookseller meets a star."),
+    }
+
+
+@pytest.fixture
+def state(items):
+    persona = Persona(user_id="u", general=[review("a", 0.9, "Silly and witty all the way. Loved it."), review("h", 0.1)],
+                      target=review("t", 0.95, "Sweet, witty and warm."))
+    other = {"r": review("r", 0.7, "Nice enough.")}
+    return pearl_state(persona, items, other.get)
+
+
+def test_the_state_holds_what_the_seeker_wants_has_seen_and_dislikes(state, items):
+    assert state.wants.genres == ("comedy", "romance") and state.wants.era == "from the 1990s"
+    assert state.wants.moods == ("sweet", "witty", "warm")
+    assert [o.item.id for o in state.liked] == ["a"] and state.liked[0].words == "Silly and witty all the way"
+    assert state.dislikes == ("horror",)
+    assert state.opinion("t") is None  # the target is new to the seeker
+    assert state.opinion("r").liked and state.opinion("w") is None
+    sets = set_state([items["a"], items["r"], items["t"]])
+    assert sets.wants.genres[0] == "comedy" and sets.target_id is None and sets.opinion("a").liked
+
+
+def test_a_dialogue_of_decisions_asks_tells_offers_and_reacts_from_the_state(state, items):
+    ledger = Ledger()
+    ask = recommender_content(("REQ",), ledger, DOMAIN, content_rng(1))
+    assert ask.content.move == "ask" and ask.question and ask.asks_about == "genre"
+    ask.record(ledger)
+    tell = seeker_content(("ANS", "PRO"), state, ledger, DOMAIN, content_rng(2))
+    assert tell.content.move == "reveal" and tell.told["genre"] == ("comedy", "romance")
+    assert tell.content.titles == ["Airplane! (1980)"] and "Groundhog" not in json.dumps(tell.content.model_dump())
+    tell.record(ledger)
+    # the offer is the candidate whose facts match what was said, whatever the retriever's order
+    offer = recommender_content(("REC-S", "EXP-P"), ledger, DOMAIN, content_rng(3), candidates=[items["w"], items["r"]])
+    assert offer.item.id == "r" and offer.content.titles == ["Notting Hill (1999)"]
+    assert "comedy and romance" in offer.content.points[1]
+    offer.record(ledger)
+    seen = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["r"])
+    assert seen.accept is False and "already seen" in seen.content.points[0] and "Nice enough" in seen.content.points[0]
+    disliked = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["s"])
+    assert "don't like horror" in disliked.content.points[0]
+    other_genre = seeker_content(("REJ", "CON"), state, ledger, DOMAIN, content_rng(4), recommended=items["w"])
+    assert "comedy or romance" in other_genre.content.points[0] and other_genre.content.points[-1] == "ask for another suggestion"
+    accept = seeker_content(("ACC",), state, ledger, DOMAIN, content_rng(5), recommended=items["t"])
+    assert accept.accept is True and "comedy and romance" in accept.content.points[1]
+    # a question about an offer gets the catalog's facts: people only where the catalog lists them
+    ask_about = seeker_content(("INQ",), state, ledger, DOMAIN, content_rng(0), recommended=items["t"], inquire=True)
+    ask_about.record(ledger)
+    answer = recommender_content(("R-ANS",), ledger, DOMAIN, content_rng(6), about=items["t"])
+    assert answer.content.move == "answer"
+    if ledger.question == "people":
+        assert answer.content.people == ["Harold Ramis", "Bill Murray"] and "Bill Murray" in answer.content.points[0]
+    else:
+        assert "weatherman" in answer.content.points[0]
+
+
+def test_the_same_turn_seed_decides_the_same_content(state):
+    first = [recommender_content(("REQ",), Ledger(told={"genre": ("comedy",)}, asked=["genre"]), DOMAIN, content_rng(s))
+             for s in range(20)]
+    again = [recommender_content(("REQ",), Ledger(told={"genre": ("comedy",)}, asked=["genre"]), DOMAIN, content_rng(s))
+             for s in range(20)]
+    assert [d.content for d in first] == [d.content for d in again]
+    assert {d.asks_about for d in first} == {"mood", "era"}  # never the genre it was told
+
+
+def test_verification_finds_what_the_content_does_not_hold(state, items):
+    ledger = Ledger(told={"genre": ("comedy",)})
+    offer = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(1), candidates=[items["r"]])
+    context = ReplyContext("recommender", items=tuple(items.values()))
+    assert verify("How about Notting Hill? A sweet comedy.", offer, context) == []
+    names = [d.name for d in verify("Try Heat, starring Tom Hanks.", offer, context)]
+    assert names == ["leaves_out_title", "leaves_out_content", "names_another_title", "names_a_person"]
+    accept = seeker_content(("ACC",), state, ledger, DOMAIN, content_rng(5), recommended=items["t"])
+    seeker = ReplyContext("seeker", items=tuple(items.values()))
+    assert [d.name for d in verify("Groundhog Day, a comedy! I loved it, I'll watch it again.", accept, seeker)] == ["claims_a_viewing"]
+    assert cut_by_cap("x" * 99, 100) is not None and cut_by_cap("x" * 50, 100) is None
+
+
+def test_a_model_that_words_nothing_right_leaves_every_turn_to_its_template(catalog, reviews):
+    """Every reply names a title the content does not hold: each is turned down, re-sampled, and the
+    content's template says the turn; the record keeps the content, the replies turned down and why."""
+    def wrong(messages, schema):
+        return json.dumps({"utterance": "You should watch The Matrix, it's great."})
+
+    spec = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=1, seed=4)[0][0]
+    game, backend = make_game(catalog, reviews, wrong, GameRules(wording="decided"))
+    record = play(game, spec)
+    worded = record.turns[record.scripted_turns:]
+    assert record.outcome.ended_by == "accepted" and not record.errors
+    assert all(t.content is not None and t.content.worded_by == "template" for t in worded)
+    assert all(t.checks.repaired and t.checks.resampled for t in worded)
+    assert all(t.text != "You should watch The Matrix, it's great." for t in worded)
+    assert record.turns[-1].accepted and record.turns[-1].content.move == "accept"
+    assert catalog[spec.target.id].title in record.turns[-1].text
+    # the wording prompt is short: the role, the other side's last words and the content, nothing of the persona
+    prompt = backend.calls[0][1]["content"]
+    assert "Your message" in prompt and spec.persona.target.text[:30] not in prompt
