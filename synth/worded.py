@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from synth.analysis.defects import Defect, ReplyContext, check_reply
+from synth.analysis.defects import Defect, ReplyContext, avoid_line, check_reply
 from synth.content.decide import Decided
 from synth.content.verification import cut_by_cap, verify
 from synth.content.wording import cap_for, parse_wording, wording_messages, wording_schema, words_for
@@ -38,18 +38,21 @@ async def word(
     context: ReplyContext,
 ) -> Worded:
     """Ask `simulator`'s model to word `decided` until a reply has no defect, at most 1 + reply_resamples times
-    (each re-sample with the next seed and a little more temperature); where none passes, the content's
-    template says it, and the checks record the replies turned down and why."""
+    (each re-sample with the next seed, a little more temperature and a line saying what to avoid); where none
+    passes, the content's template says it, and the checks record the replies turned down and why."""
     words = words_for(plan, simulator.role)
     cap = cap_for(words, decided)
     messages = wording_messages(simulator.prompts, simulator.role, decided, style=style, last=last, words=words)
     sampling = simulator.sampling
     turned_down: list[RejectedReply] = []
+    defects: list[Defect] = []
     for attempt in range(sampling.reply_resamples + 1):
         problems: list[str] = []
+        asked = messages if not defects else [
+            messages[0], {"role": "user", "content": f"{messages[1]['content']}\n{avoid_line(defects, simulator.prompts.domain)}"}]
         try:
             text = await ask_until_parsed(
-                simulator.backend, messages, wording_schema(cap), parse_wording, max_tokens=sampling.max_tokens,
+                simulator.backend, asked, wording_schema(cap), parse_wording, max_tokens=sampling.max_tokens,
                 temperature=sampling.temperature + RESAMPLE_TEMPERATURE_STEP * attempt,
                 seed=seed + RESAMPLE_SEED_STRIDE * attempt, retries=sampling.max_format_retries, problems=problems,
                 label=f"{simulator.role} ", on_completion=usage.add,

@@ -82,6 +82,15 @@ FIXES = {
     "premature_goodbye": "do not say goodbye: the conversation goes on",
     "contradicts_catalog": "say only what the {noun}'s own facts say",
     "accepts_in_words": "do not say you will {verb} it: you are turning it down",
+    # decided wording's checks (synth.content.verification)
+    "cut_by_cap": "say it in fewer words",
+    "leaves_out_title": "name the title you are given",
+    "leaves_out_content": "say every point you are given",
+    "names_another_title": "name no title but the one you are given",
+    "names_a_person": "name no person you are not given",
+    "claims_a_viewing": "you have not {seen} it: say nothing of having {seen} it",
+    "takes_the_other_side": "stay in your own role (the seeker wants {a_noun}, the recommender suggests one)",
+    "states_an_unknown_date": "give no year or decade you are not given",
     "wrong_decision": "decide as you were told: accept only the {noun} you hope for",
     "suggests_unlisted": "suggest no {noun} but the candidate you were given",
     "other_domain": "speak of {plural} in a {noun}'s own words: this conversation is about {plural} only",
@@ -92,6 +101,6 @@ def avoid_line(defects: Iterable[Defect], domain: Domain | None = None) -> str:
     """The one line a re-sampled prompt adds: what the rejected reply did, to avoid this time, in the domain's
     words (movies by default)."""
     domain = domain or load_domain()
-    words = {"noun": domain.noun, "a_noun": domain.a_noun, "plural": domain.plural, "verb": domain.verb}
+    words = {"noun": domain.noun, "a_noun": domain.a_noun, "plural": domain.plural, "verb": domain.verb, "seen": domain.seen}
     wanted = list(dict.fromkeys(FIXES[d.name].format(**words) for d in defects))
     return "This time: " + "; ".join(wanted) + "."
