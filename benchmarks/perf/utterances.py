@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -46,8 +47,9 @@ MODEL = "packaged:qwen2.5-coder-1.5b"
 SOURCES = {"demo": 21, "movielens+rt": 11}  # source -> seed (the issue's measurement used these)
 
 
-def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model: str) -> dict:
-    """Generate (or find) one arm's run; returns its bench.json (wall seconds, when, which code). A play that
+def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model: str, extra: Sequence[str] = ()) -> dict:
+    """Generate (or find) one arm's run, `extra` options added; returns its bench.json (wall seconds, when, which
+    code). A play that
     was stopped resumes where its run stopped: the seconds up to each dialogue written are kept in
     bench.partial.json as it plays, and a resumed play adds its own, so the lost part of a dialogue cut short is
     not counted and the dialogue is timed once, when it is written."""
@@ -59,7 +61,7 @@ def play(arm: Path, source: str, seed: int, n: int, checkout: Path | None, model
     spent = json.loads(progress.read_text())["wall_s"] if progress.exists() else 0.0
     env = dict(os.environ)
     command = [sys.executable, "-m", "synth", "generate", "--n", str(n), "--seed", str(seed), "--source", source,
-               "--model", model, "--no-request-cache", "--out", str(arm.resolve())]
+               "--model", model, "--no-request-cache", "--out", str(arm.resolve()), *extra]
     if checkout is not None:  # its code (run from inside it: `-m` puts the working folder first), and its prompts
         env["PYTHONPATH"] = str(checkout.resolve())
         command += ["--prompts", str(checkout.resolve() / "prompts")]

@@ -40,7 +40,7 @@ class Decided:
     """One turn's decided content. `template` says it in words of its own; `item` is the item offered or spoken
     about; `accept` the seeker's decision (None: none due); `question` whether the turn asks something;
     `may_name` titles the words may name besides the content's own; `told` what the seeker tells (attribute ->
-    values) and `example` the liked item it names, for the ledger."""
+    values) and `example` the title of the liked item it names, for the ledger."""
 
     content: TurnContent
     template: str
@@ -161,17 +161,19 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain) -> D
     matched_genres = [g for g in genres if g in found]
     others = [value for value in found if value not in matched_genres]
     why = _kind(matched_genres or genres, domain) + "".join(
-        f" {value}" if value.startswith("from") or value == "a recent one" else f", {value}" for value in others)
+        f" {value}" if value.startswith("from") else f", {value}" for value in others)
     asks_seen = "REC-E" in acts
     points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
               f"say it fits because it is {why}" if found else f"say it is {why}"]
     template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
     if "EXP-I" in acts and item.description:
         points.append(f"say what it is about: {_fact(item)}")
-    if "EXP-S" in acts and ledger.examples:
-        points.append("say it is like the one they loved")
+    liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
+    if liked:
+        points.append(f"say it may please someone who loved {liked}")
     return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=_people(item)), template,
-                   item=item, question=asks_seen, may_name=(item.display,), say_any=tuple(found or genres))
+                   item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
+                   say_any=tuple(found or genres))
 
 
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:
@@ -239,8 +241,8 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     example = None
     for attribute in attributes:
         if attribute == "example":
-            liked = next(o for o in state.liked if o.item.id not in ledger.examples)
-            example = liked.item.id
+            liked = next(o for o in state.liked if o.item.display not in ledger.examples)
+            example = liked.item.display
             points.append(_example_point(liked))
             sentences.append(f"I {_verb(liked)} {liked.item.title}" + (f': "{liked.words}"' if liked.words else "."))
             told["example"] = (liked.item.display,)
@@ -257,7 +259,7 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     if "CRI-A" not in acts and state.dislikes and "PRO" in acts and rng.random() < 0.5:
         points.append(f"say you don't like {state.dislikes[0]} {domain.plural}")
         sentences.append(f"Nothing {state.dislikes[0]}, though.")
-    titles = [told["example"][0]] if example else []
+    titles = [example] if example else []
     keys = tuple(key for attribute, values in told.items() if attribute != "example" for value in values
                  for key in value_keys(value))
     return Decided(TurnContent(move="reveal", points=points, titles=titles), " ".join(sentences), told=told,

@@ -125,7 +125,7 @@ class Ledger:
 
     asked: list[str] = field(default_factory=list)
     told: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    examples: list[str] = field(default_factory=list)  # item ids named as liked examples
+    examples: list[str] = field(default_factory=list)  # the titles the seeker named as liked examples
     offered: list[str] = field(default_factory=list)
     declined_for: dict[str, str] = field(default_factory=dict)  # offered item id -> the reason given
     question: str | None = None  # the topic the seeker asked about the last offer ("plot", "people", "mood")

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from synth.analysis.defects import check_reply, record_utterances
+from synth.analysis.defects.detectors import mentions
 from synth.analysis.defects.state import QUESTION_ACTS
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
@@ -318,3 +319,19 @@ def test_reply_checks_on_a_generated_run_agree_with_the_detectors_after_the_fact
     assert resampled > 0, "SmolLM2's replies are expected to trip the checks"
     counts = json.loads((smollm_run / "manifest.json").read_text())["counts"]
     assert counts["reply_resamples"] == resampled
+
+
+def test_decided_wording_words_each_decided_content_with_the_real_model(tmp_path):
+    """--wording decided on the packaged SmolLM2: every turn the models write keeps its decided content, names
+    the content's titles, and is worded by the model where a reply passed the verification, else by the
+    content's template (recorded, with the replies turned down); the seeker accepts its target and nothing else."""
+    generate_smollm(tmp_path, "--wording", "decided", "--n", "1", "--seed", "21", "--max-utterances", "8")
+    (record,) = read_records(tmp_path)
+    worded = record.turns[record.scripted_turns:]
+    assert not record.errors and worded and all(t.content is not None for t in worded)
+    for turn in worded:
+        assert all(mentions(turn.text, title) for title in turn.content.titles), (turn.content, turn.text)
+        assert (turn.content.worded_by == "template") == bool(turn.checks and turn.checks.repaired)
+    assert any(t.content.worded_by == "model" for t in worded)  # the model words what it can
+    assert all(t.accepted is None or t.accepted == (t.content.move == "accept") for t in worded if t.role == "seeker")
+    assert record.outcome.ended_by in {"accepted", "turn_cap"} and record.generation.llm_calls >= len(worded)

@@ -130,3 +130,11 @@ def test_a_model_that_words_nothing_right_leaves_every_turn_to_its_template(cata
     # the wording prompt is short: the role, the other side's last words and the content, nothing of the persona
     prompt = backend.calls[0][1]["content"]
     assert "Your message" in prompt and spec.persona.target.text[:30] not in prompt
+
+
+def test_contents_speak_in_the_domain_s_words(state, items):
+    books = load_domain("books")
+    ask = recommender_content(("REQ",), Ledger(), books, content_rng(1))
+    assert "book" in ask.template and "movie" not in ask.template + " ".join(ask.content.points)
+    decline = seeker_content(("REJ",), state, Ledger(), books, content_rng(2), recommended=items["s"])
+    assert "books" in decline.template and "movie" not in decline.template
