@@ -21,7 +21,7 @@ from synth.replies import parse_recommender, recommender_schema
 from synth.runs.folder import RunFolder
 from synth.turns import SEED_EXCHANGE
 from tests.export_readers import pearl_responses, redial_conversations, redial_problems
-from tests.helpers import SMOLLM, generate_smollm, read_records, run_synth
+from tests.helpers import SMOLLM, SMOLLM_RUN_ARGS, generate_smollm, read_records, run_synth
 
 DEFAULT_MODEL = "packaged:qwen2.5-coder-1.5b"  # the offline default (the Hub's Qwen2.5-1.5B cannot be reached here)
 
@@ -75,7 +75,7 @@ def test_same_seed_gives_byte_identical_dialogues_across_processes(smollm_run, t
     """One dialogue at a time, a dialogue depends on the run seed and its index only: a 1-dialogue run repeats
     the first of the shared run's two, reply re-samples and all. (With dialogues decoding together, a reply can
     also depend on its batch-mates.)"""
-    generate_smollm(tmp_path / "one", "--think", "--n", "1", "--concurrency", "1")
+    generate_smollm(tmp_path / "one", *SMOLLM_RUN_ARGS, "--n", "1", "--concurrency", "1")
 
     def content(out):
         rows = {}
@@ -260,7 +260,7 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     synth's seeker simulator on the real SmolLM2."""
     run = tmp_path / "games"
     # PEARL's fixed course: one ask turn, then suggestions, so that 3 short games give the experts speech to learn
-    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "6", "--strategy", "pearl",
+    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "4", "--strategy", "pearl",
                     "--reply-resamples", "0")
     out = tmp_path / "bench"
     result = run_synth(

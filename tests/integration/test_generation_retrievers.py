@@ -14,7 +14,7 @@ pytestmark = pytest.mark.integration
 def test_hybrid_retrieval_drives_the_candidates(tmp_path, catalog):
     result = run_synth(
         "generate", "--n", "1", "--seed", "5", "--out", str(tmp_path), "--model", "packaged:smollm2-135m",
-        "--retriever", "hybrid", "--strategy", "pearl", "--reply-resamples", "0", "--no-progress",
+        "--retriever", "hybrid", "--strategy", "pearl", "--reply-resamples", "0", "--max-utterances", "6", "--no-progress",
     )
     assert result.returncode == 0, result.stderr
     [record] = read_records(tmp_path)
