@@ -241,6 +241,13 @@ class GenerateConfig(BackendConfig):
             raise ValueError("persona_summaries condense PEARL seekers' ratings; gorecdial seekers hold movie sets")
         return self
 
+    @model_validator(mode="after")
+    def _think_is_free_wording_s(self) -> GenerateConfig:
+        if self.think and self.wording == "decided":
+            raise ValueError("think is the free recommender's rationale; with wording 'decided' each turn's decided "
+                             "content (the record's content) says why instead: leave out --think")
+        return self
+
     @field_validator("shard")
     @classmethod
     def _shard_in_range(cls, value: str | None) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
 from synth.config import Strategy, Wording
-from synth.content.decide import content_rng, seeker_content
+from synth.content.decide import asked_in, content_rng, seeker_content
 from synth.content.state import Ledger, set_state
 from synth.domain import Domain
 from synth.movie_sets import MovieSet
@@ -354,9 +354,11 @@ class _GoRecDialMoves(RecordMoves):
         model words it."""
         assert self.state is not None
         acts = plan.acts if plan is not None else ("PRO",) if recommended is None else ("REJ", "CON")
+        last = self.turns[-1].text if self.turns else ""
+        if recommended is None and (asked := asked_in(last)):  # the free expert's question, answered
+            self.ledger.asked.append(asked)
         decided = seeker_content(acts, self.state, self.ledger, self.player.seeker.prompts.domain, content_rng(seed),
                                  recommended=recommended, inquire=asks)
-        last = self.turns[-1].text if self.turns else ""
         worded = await word(self.player.seeker, decided, style="", last=last, plan=plan, seed=seed, usage=self.usage,
                             context=replace(context, question=decided.question))
         decided.record(self.ledger)

@@ -8,6 +8,7 @@ offered, the seeker's decision, the ledger's update)."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -67,6 +68,18 @@ class Decided:
             ledger.question = self.asks_about
         elif move == "answer":
             ledger.question = None
+
+
+def asked_in(text: str) -> str | None:
+    """The attribute a free question asks about (the GoRecDial expert's): the first whose ASK_KEYS word a sentence
+    with a question mark says; None when no question, or none of them."""
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if sentence.endswith("?"):
+            lower = sentence.lower()
+            found = next((a for a in ATTRIBUTES if any(re.search(rf"\b{k}", lower) for k in ASK_KEYS[a])), None)
+            if found:
+                return found
+    return None
 
 
 def content_rng(seed: int) -> random.Random:
@@ -253,9 +266,8 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
         points.append(point)
         sentences.append(sentence)
     if not points:  # everything told: say it again in other words
-        values = state.wants.genres[:1] or ("good",)
-        point, sentence = _want("genre", values, domain)
-        points, sentences = [f"say again, in other words, that you want {point.split('want ', 1)[-1]}"], [sentence]
+        kind = _kind(state.wants.genres[:1], domain)
+        points, sentences = [f"say again, in other words, that you want {kind}"], [f"Really, just {kind}."]
     if "CRI-A" not in acts and state.dislikes and "PRO" in acts and rng.random() < 0.5:
         points.append(f"say you don't like {state.dislikes[0]} {domain.plural}")
         sentences.append(f"Nothing {state.dislikes[0]}, though.")
@@ -267,7 +279,7 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
 
 
 def _verb(opinion: Opinion) -> str:
-    """'loved', 'liked', 'found so-so', 'disliked': the verdict without its 'it'."""
+    """'loved' or 'liked': a liked item's verdict without its 'it'."""
     return opinion.verdict.replace(" it", "")
 
 
@@ -315,8 +327,8 @@ def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger
     seen = state.opinion(item.id)
     if seen is not None:
         said = f': "{seen.words}"' if seen.words else ""
-        points = [f"say you have already {domain.seen} {item.display} and you {_verb(seen)} it{said}"]
-        template = f"I've already {domain.seen} {item.title}, and I {_verb(seen)} it."
+        points = [f"say you have already {domain.seen} {item.display} and you {seen.verdict}{said}"]
+        template = f"I've already {domain.seen} {item.title}, and I {seen.verdict}."
         keys: tuple[str, ...] = SEEN_KEYS
         if seen.liked:
             points.append(f"say you want something you have not {domain.seen}")

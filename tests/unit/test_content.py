@@ -7,7 +7,7 @@ import json
 import pytest
 
 from synth.analysis.defects import ReplyContext
-from synth.content.decide import content_rng, recommender_content, seeker_content
+from synth.content.decide import asked_in, content_rng, recommender_content, seeker_content
 from synth.content.state import Ledger, pearl_state, set_state
 from synth.content.verification import cut_by_cap, verify
 from synth.domain import load_domain
@@ -138,3 +138,10 @@ def test_contents_speak_in_the_domain_s_words(state, items):
     assert "book" in ask.template and "movie" not in ask.template + " ".join(ask.content.points)
     decline = seeker_content(("REJ",), state, Ledger(), books, content_rng(2), recommended=items["s"])
     assert "books" in decline.template and "movie" not in decline.template
+
+
+def test_a_free_question_is_read_for_the_attribute_it_asks_about():
+    assert asked_in("Nice! What kind of movies do you like?") == "genre"
+    assert asked_in("Got it. Do you prefer older films or recent ones?") == "era"
+    assert asked_in("What's a movie you really loved?") == "example"
+    assert asked_in("I think you'll like it. Enjoy!") is None
