@@ -62,8 +62,6 @@ class Decided:
         ledger.told.update(self.told)
         if self.example:
             ledger.examples.append(self.example)
-        if move == "offer" and self.item is not None:
-            ledger.offered.append(self.item.id)
         if move == "inquire":
             ledger.question = self.asks_about
         elif move == "answer":

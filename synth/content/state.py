@@ -17,7 +17,7 @@ OWN_WORDS = 90  # characters of a review quoted as the seeker's own words at mos
 @dataclass(frozen=True)
 class Opinion:
     """The seeker's own opinion of one item it has seen: whether it liked it, its verdict in words
-    ("loved it"), and a few of its own words (its review's first sentence, else its tags; '' if neither)."""
+    ("loved it"), and a few of its own words (own_words; '' if none)."""
 
     item: Item
     liked: bool
@@ -120,15 +120,13 @@ def _dislikes(seen: Iterable[Opinion], wants: Wants) -> tuple[str, ...]:
 @dataclass
 class Ledger:
     """What the conversation has said so far, as decided contents: the attributes the recommender asked
-    about and the seeker told (with the values told), the examples named, the items offered and the
-    question about an offer waiting for its answer. Both sides read it; it holds nothing unsaid."""
+    about and the seeker told (with the values told), the examples named and the question about an offer
+    waiting for its answer. Both sides read it; it holds nothing unsaid."""
 
     asked: list[str] = field(default_factory=list)
     told: dict[str, tuple[str, ...]] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)  # the titles the seeker named as liked examples
-    offered: list[str] = field(default_factory=list)
-    declined_for: dict[str, str] = field(default_factory=dict)  # offered item id -> the reason given
-    question: str | None = None  # the topic the seeker asked about the last offer ("plot", "people", "mood")
+    question: str | None = None  # the topic the seeker asked about the last offer ("plot" or "people")
 
     def untold(self, state: SeekerState | None = None) -> list[str]:
         """The attributes not yet told, in asking order (with a state: only those the seeker can tell)."""

@@ -10,7 +10,7 @@ from synth.prompting import PromptSet
 from synth.records import TurnPlan
 from synth.replies import ReplyFormatError, extract_json
 
-DEFAULT_WORDS = {"seeker": 14, "recommender": 18}  # a turn's length where no plan gives one (ReDial's means, rounded up)
+DEFAULT_WORDS = {"seeker": 14, "recommender": 18}  # a turn's length where no plan (--strategy human) gives one
 CHARS_PER_WORD = 9  # the cap leaves room for half again the asked words, plus the facts and titles
 MIN_CAP = 120
 ANSWERS = ("reveal", "ask", "inquire")  # moves worded with the other side's last message in view; the others
