@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -32,7 +33,11 @@ from synth.benchmarks.perf.coherence import (
     outcome_cells,
 )
 from synth.benchmarks.perf.utterances import MODEL, SOURCES, arm_utterances, play, print_table
-from synth.records import DialogueRecord, Item
+from synth.config import GenerateConfig
+from synth.data.configured import load_data
+from synth.modes import review_index
+from synth.records import DialogueRecord, Item, Review, verdict
+from synth.runs.folder import RunFolder
 from synth.runs.records import iter_records
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -62,32 +67,49 @@ def play_all(out: Path, today: Path, n: int, model: str) -> dict[str, tuple[Path
 
 def write_sheet(sheet: Path, played: dict[str, tuple[Path, dict]], seed: int = 63) -> None:
     """The blind sheet (Markdown) and its key: every dialogue shuffled, numbered from 1."""
-    entries = [(arm, record, items) for arm, (folder, _) in played.items()
-               for record, items in _records(folder)]
+    entries = [(arm, record, items, opinion) for arm, (folder, _) in played.items()
+               for record, items, opinion in _records(folder)]
     random.Random(seed).shuffle(entries)
     lines = ["# Reading sheet", "", "Read each dialogue whole; note every defect by category: "
              + "; ".join(f"`{k}` {v}" for k, v in CATEGORIES.items()), ""]
-    for number, (_, record, items) in enumerate(entries, 1):
-        lines += _dialogue_lines(number, record, items)
+    for number, (_, record, items, opinion) in enumerate(entries, 1):
+        lines += _dialogue_lines(number, record, items, opinion)
     sheet.write_text("\n".join(lines) + "\n")
-    key = {str(number): {"arm": arm, "id": record.id} for number, (arm, record, _) in enumerate(entries, 1)}
+    key = {str(number): {"arm": arm, "id": record.id} for number, (arm, record, _, _) in enumerate(entries, 1)}
     sheet.with_suffix(".key.json").write_text(json.dumps(key, indent=1))
 
 
-def _records(folder: Path) -> list[tuple[DialogueRecord, dict[str, Item]]]:
-    records, _, items = arm_utterances(folder)
-    return [(record, items) for record in records]
+Opinion = Callable[[str, str], Review | None]
 
 
-def _dialogue_lines(number: int, record: DialogueRecord, items: dict[str, Item]) -> list[str]:
-    """One dialogue as the reader sees it: what the seeker hopes for and has rated, then every turn."""
+def _records(folder: Path) -> list[tuple[DialogueRecord, dict[str, Item], Opinion]]:
+    """An arm's records, its items and the seekers' own ratings (from the run's source data)."""
+    folder_run = RunFolder.open(folder)
+    config = GenerateConfig.model_validate(folder_run.manifest.config)
+    reviews = review_index(config, load_data(config))
+    records = [found.record for found in iter_records(folder / "dialogues.jsonl")]
+    return [(record, folder_run.items, reviews.opinion) for record in records]
+
+
+def _rated(review: Review) -> str:
+    return f"{verdict(review)} ({review.stars or f'{review.rating:g}'})"
+
+
+def _dialogue_lines(number: int, record: DialogueRecord, items: dict[str, Item], opinion: Opinion) -> list[str]:
+    """One dialogue as the reader sees it: what the seeker hopes for, its ratings and its own rating of each
+    movie suggested to it, then every turn."""
     target = record.target_item
     lines = [f"## Dialogue {number}", "", f"Target: {target.display} ({', '.join(target.genres)})"]
     if record.persona is not None:
-        lines.append(f"Seeker's review of it: {record.persona.target.text or '(a rating only)'} "
-                     f"[{record.persona.target.rating:g}]")
-        lines += [f"- rated {items[r.item].display if r.item in items else r.item}: {r.rating:g}"
-                  + (f" \"{r.text}\"" if r.text else "") for r in record.persona.general]
+        lines.append(f"Seeker's review of it ({_rated(record.persona.target)}): {record.persona.target.text or '(a rating only)'}")
+        lines += [f"- rated {items[r.item].display if r.item in items else r.item}: {_rated(r)}"
+                  + (f' "{r.text}"' if r.text else "") for r in record.persona.general]
+        suggested = dict.fromkeys(t.recommended_item for t in record.turns if t.recommended_item)
+        for item_id in suggested:
+            own = opinion(record.user_id, item_id) if item_id != target.id else None
+            if own is not None:
+                lines.append(f"- suggested {items[item_id].display if item_id in items else item_id}, which the seeker "
+                             f"rated: {_rated(own)}" + (f' "{own.text}"' if own.text else ""))
     lines.append("")
     lines += [f"{i}. **{t.role}**: {t.text}" for i, t in enumerate(record.turns, 1)]
     return [*lines, ""]
