@@ -145,3 +145,18 @@ def test_a_free_question_is_read_for_the_attribute_it_asks_about():
     assert asked_in("Got it. Do you prefer older films or recent ones?") == "era"
     assert asked_in("What's a movie you really loved?") == "example"
     assert asked_in("I think you'll like it. Enjoy!") is None
+
+
+def test_the_recommender_s_prompts_hold_nothing_of_the_seeker_s_state(catalog, reviews):
+    """The recommender words only what was said: no prompt of its turns names the hidden target before it is
+    offered, nor quotes the seeker's reviews."""
+    spec = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=1, seed=9)[0][0]
+    game, backend = make_game(catalog, reviews, lambda m, s: json.dumps({"utterance": "Hmm."}), GameRules(wording="decided"))
+    record = play(game, spec)
+    offered_at = next(i for i, t in enumerate(record.turns) if t.recommended_item == spec.target.id)
+    recommender_prompts = [m[1]["content"] for m in backend.calls if "You are the recommender" in m[0]["content"]]
+    before = recommender_prompts[: sum(1 for t in record.turns[record.scripted_turns:offered_at] if t.role == "recommender")
+                                 * (game.sampling.reply_resamples + 1)]
+    assert before and all(spec.target.title not in prompt for prompt in before)
+    words = [r.text[:40] for r in [*spec.persona.general, spec.persona.target] if r.text]
+    assert not any(w in prompt for w in words for prompt in recommender_prompts)
