@@ -37,6 +37,9 @@ _OTHER_WANTS = {
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b",
                               re.IGNORECASE),
 }
+# a seeker saying it will watch a movie it named as one it has seen and liked
+_TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
+                            r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -66,6 +69,10 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     other = _OTHER_WANTS[context.role].search(text)
     if other:
         found.append(Defect("takes_the_other_side", other.group(0)))
+    if content.move == "reveal" and decided.example and (takes := _TAKES_EXAMPLE.search(text)):
+        found.append(Defect("takes_the_example", takes.group(0)))
+    if content.move in ("offer", "answer") and decided.item is not None:
+        found += [Defect("gives_another_genre", genre) for genre in _other_genres(text, decided, context)]
     given = " ".join([*content.points, *content.titles, decided.template])
     found += [Defect("states_an_unknown_date", date) for date in _YEAR_OR_DECADE.findall(text) if date.strip("'") not in given]
     return found
@@ -76,6 +83,19 @@ def says_any(text: str, keys: tuple[str, ...]) -> bool:
     lower = text.lower()
     forms = (form for key in keys for form in (key.lower(), *SYNONYMS.get(key.lower(), ())))
     return any(re.search(rf"(?<!\w){re.escape(form)}(?:s|es)?(?!\w)", lower) for form in forms)
+
+
+def _other_genres(text: str, decided: Decided, context: ReplyContext) -> list[str]:
+    """Genres the words give the item that it does not have and the content does not name (a drama called a
+    thriller): a genre of the dialogue's items or of SYNONYMS, said by its own name (not "music" or "funny",
+    which describe more than a genre)."""
+    assert decided.item is not None
+    own = {g.lower() for g in decided.item.genres}
+    points = " ".join(decided.content.points).lower()
+    vocabulary = {g.lower() for item in context.items for g in item.genres} | set(SYNONYMS)
+    lower = text.lower()
+    return sorted(g for g in vocabulary if g not in own and g not in points
+                  and re.search(rf"(?<!\w){re.escape(g)}(?:s|es)?(?!\w)", lower))
 
 
 def _unknown_names(text: str, decided: Decided, context: ReplyContext) -> list[str]:

@@ -160,3 +160,15 @@ def test_the_recommender_s_prompts_hold_nothing_of_the_seeker_s_state(catalog, r
     assert before and all(spec.target.title not in prompt for prompt in before)
     words = [r.text[:40] for r in [*spec.persona.general, spec.persona.target] if r.text]
     assert not any(w in prompt for w in words for prompt in recommender_prompts)
+
+
+def test_verification_catches_a_genre_the_item_lacks_and_a_seeker_taking_its_example(state, items):
+    ledger = Ledger(told={"genre": ("crime",)})
+    offer = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(1), candidates=[items["w"]])
+    context = ReplyContext("recommender", items=tuple(items.values()))
+    assert verify("Heat is a tense crime movie.", offer, context) == []
+    assert [d.name for d in verify("Heat is a crime movie, a real horror show.", offer, context)] == ["gives_another_genre"]
+    reveal = seeker_content(("ANS", "PRO"), state, Ledger(), DOMAIN, content_rng(2))
+    seeker = ReplyContext("seeker", items=tuple(items.values()))
+    said = "A comedy or romance, please. I loved Airplane!, so I'll stick with it."
+    assert [d.name for d in verify(said, reveal, seeker)] == ["takes_the_example"]

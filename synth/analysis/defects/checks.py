@@ -91,6 +91,8 @@ FIXES = {
     "claims_a_viewing": "you have not {seen} it: say nothing of having {seen} it",
     "takes_the_other_side": "stay in your own role (the seeker wants {a_noun}, the recommender suggests one)",
     "states_an_unknown_date": "give no year or decade you are not given",
+    "takes_the_example": "that {noun} is one you have {seen}: only say what you thought of it",
+    "gives_another_genre": "give it only the genres you are given",
     "wrong_decision": "decide as you were told: accept only the {noun} you hope for",
     "suggests_unlisted": "suggest no {noun} but the candidate you were given",
     "other_domain": "speak of {plural} in a {noun}'s own words: this conversation is about {plural} only",
