@@ -230,7 +230,7 @@ def seeker_content(
                                    titles=[recommended.display]), template, item=recommended, question=True,
                        may_name=(recommended.display,), asks_about=topic, say_any=TOPIC_KEYS[topic])
     if recommended.id == state.target_id:
-        return _accept(recommended, state, domain)
+        return _accept(recommended, state, domain, rng)
     return _decline(acts, recommended, state, ledger, domain)
 
 
@@ -307,12 +307,13 @@ def _want(attribute: str, values: Sequence[str], domain: Domain) -> tuple[str, s
     return f"say you would like one {values[0]}", f"Ideally one {values[0]}."
 
 
-def _accept(item: Item, state: SeekerState, domain: Domain) -> Decided:
+def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
     """Yes to the target, naming what matched what it wants; it has never seen it."""
     genres = [g.lower() for g in item.genres if g.lower() in state.wants.genres] or [g.lower() for g in item.genres]
     why = _kind(genres[:2], domain).split(" ", 1)[1]
-    points = [f"say yes, you will {domain.verb} {item.display}", f"say it sounds perfect: {why}, just as hoped",
-              f"you have not {domain.seen} it before"]
+    reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
+                         f"say what you like about it: {why}"))
+    points = [f"say yes, you will {domain.verb} {item.display}", reason]
     return Decided(TurnContent(move="accept", points=points, titles=[item.display]),
                    f"Yes! {item.title} sounds like just the {why} I wanted. I'll {domain.verb} it.",
                    item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
