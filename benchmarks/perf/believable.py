@@ -9,7 +9,7 @@ Three steps, each its own invocation:
    ratings; the key goes to FILE.key.json, which the reader does not open.
 2. The reader reads each dialogue whole and writes FILE.verdicts.jsonl, one line per dialogue:
    {"dialogue": 7, "sound": false, "defects": {"other_role": 1, "false_fact": 2}} (turns per category, CATEGORIES).
-3. `--verdicts FILE.verdicts.jsonl`: the table, per arm: the audit (dialogues and turns per category, dialogues
+3. `--verdicts FILE.verdicts.jsonl`: the table, per arm (without it, the same table less the audit): the audit (dialogues and turns per category, dialogues
    found sound), believable dialogues per hour (dialogues per hour times the share found sound), the detector
    rates of `synth stats`, acceptance and wrong acceptances, seconds, tokens and re-samples per dialogue, Dist-2
    and self-BLEU beside ReDial test's (at equal size), and the TF-IDF classifier's ROC AUC against ReDial test
@@ -137,17 +137,18 @@ def main(
     n: int = typer.Option(20, help="Dialogues per arm."),
     model: str = typer.Option(MODEL, help="The model every arm uses."),
     sheet: Path | None = typer.Option(None, help="Write the blind reading sheet here (and its key beside it)."),
-    verdicts: Path | None = typer.Option(None, help="The reader's verdicts (JSON Lines): print the table."),
+    verdicts: Path | None = typer.Option(None, help="The reader's verdicts (JSON Lines), scored in the table."),
+    scoring: bool = typer.Option(True, "--score/--no-score", help="Print the table (without --verdicts: no audit rows)."),
     reference: str = typer.Option("redial-test", help="The human set the classifier and the diversity compare with."),
 ) -> None:
-    """Play or reuse the arms; write the sheet, or score the reader's verdicts."""
+    """Play or reuse the arms; write the sheet; print the table (with the reader's verdicts where given)."""
     played = play_all(out, today, n, model)
     if sheet is not None:
         write_sheet(sheet, played)
         typer.echo(f"wrote {sheet} ({4 * n} dialogues) and its key {sheet.with_suffix('.key.json')}")
-    if verdicts is None:
+    if not scoring:
         return
-    key = json.loads(verdicts.with_name(verdicts.name.replace(".verdicts.jsonl", ".key.json")).read_text())
+    key = json.loads(verdicts.with_name(verdicts.name.replace(".verdicts.jsonl", ".key.json")).read_text()) if verdicts else {}
     human = human_turns(reference)
     stats, _ = collect_stats(open_corpora([*(str(folder) for folder, _ in played.values()), reference]))
     diversity = {s.name: s.diversity for s in stats}
@@ -156,8 +157,9 @@ def main(
         records = [found.record for found in iter_records(folder / "dialogues.jsonl")]
         _, dialogues, catalog = arm_utterances(folder)
         wrong = [r.outcome.ended_by == "wrong_acceptance" for r in records]
+        audit = audit_cells(verdicts, key, name, figures, len(records)) if verdicts else {}
         columns[name] = {
-            **audit_cells(verdicts, key, name, figures, len(records)), **outcome_cells(records, figures),
+            **audit, **outcome_cells(records, figures),
             **defect_cells(dialogues, wrong), **_diversity_cells(corpus.diversity),
             "classifier ROC AUC vs ReDial test (0.5: indistinguishable)": classifier_auc(
                 masked_turns_of_records(records, catalog), human),
