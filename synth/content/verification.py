@@ -1,6 +1,7 @@
 """Whether a worded reply says its decided content and nothing the content does not hold: each title the content
-names, no other title of the dialogue, no person the content does not name, no viewing of a movie the seeker has
-not seen, no text the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
+names and one of its key words; no other title of the dialogue, no person, date or genre the content does not give,
+no viewing of a movie the seeker has not seen, no taking of the seen movie it named, neither side's words in the
+other's mouth, no text the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
 words, copies, facts against the catalog, ...) come on top, in the simulators."""
 
 from __future__ import annotations
