@@ -26,7 +26,8 @@ ASK_KEYS = {  # words one of which a question about the attribute says
 }
 SEEN_KEYS = ("seen", "watched", "saw")
 NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
-TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct")}
+TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
+              "kind": ("kind", "what", "genre", "type", "sort")}
 ASK_TOPICS = {  # attribute -> (point, template) of the recommender's question about it
     "genre": ("ask which genre of {noun} they are in the mood for", "What kind of {noun} are you in the mood for?"),
     "mood": ("ask what mood or feel they want the {noun} to have", "What sort of mood are you after {when}?"),
@@ -149,8 +150,8 @@ def recommender_content(
     words = _words(domain)
     react = "RESP" in acts or "OTH" in acts
     if closing is not None:
-        return Decided(TurnContent(move="close", points=[f"say you are glad they chose {closing.display}",
-                                                        f"wish them a good time with it {domain.when}"]),
+        return Decided(TurnContent(move="close", points=[f"say you are glad about {closing.display}",
+                                                        f"wish a good time with it {domain.when}"]),
                        f"Great choice. Enjoy {closing.title} {domain.when}!", item=closing, may_name=(closing.display,))
     if about is not None:
         return _answer(about, ledger.question or "plot", domain)
@@ -159,7 +160,7 @@ def recommender_content(
     open_topics = [a for a in ATTRIBUTES if a not in ledger.told and a not in ledger.asked]
     attribute = (open_topics[0] if not ledger.asked else rng.choice(open_topics[:2])) if open_topics else "more"
     point, template = (text.format(**words) for text in ASK_TOPICS[attribute])
-    points = (["react in a few words to what they just said"] if react and ledger.told else []) + [point]
+    points = (["react in a few words to the last message"] if react and ledger.told else []) + [point]
     return Decided(TurnContent(move="ask", points=points), template, question=True, asks_about=attribute,
                    say_any=ASK_KEYS[attribute])
 
@@ -223,9 +224,13 @@ def seeker_content(
     if recommended is None:
         return _reveal(acts, state, ledger, domain, rng)
     if inquire:
-        topic = "people" if _people(recommended) and rng.random() < 0.5 else "plot"
-        point = f"ask who is in {recommended.title}" if topic == "people" else f"ask what {recommended.title} is about"
-        template = f"Who's in {recommended.title}?" if topic == "people" else f"What's {recommended.title} about?"
+        topic = "people" if _people(recommended) and (rng.random() < 0.5 or not recommended.description) else (
+            "plot" if recommended.description else "kind")  # a question the catalog's facts can answer
+        point, template = {
+            "people": (f"ask who is in {recommended.title}", f"Who's in {recommended.title}?"),
+            "plot": (f"ask what {recommended.title} is about", f"What's {recommended.title} about?"),
+            "kind": (f"ask what kind of {domain.noun} {recommended.title} is", f"What kind of {domain.noun} is {recommended.title}?"),
+        }[topic]
         return Decided(TurnContent(move="inquire", points=[point, "do not say yet whether you want it"],
                                    titles=[recommended.display]), template, item=recommended, question=True,
                        may_name=(recommended.display,), asks_about=topic, say_any=TOPIC_KEYS[topic])
