@@ -303,20 +303,15 @@ class _PearlMoves(RecordMoves):
             return
         self.add_recommender_turn(reply, plan=plan)
 
-    def _last_words(self) -> str:
-        """The other side's last utterance (the turn about to be worded answers it)."""
-        return self.turns[-1].text if self.turns else ""
-
     async def _decided_seeker(
         self, recommended: Item | None, plan: TurnPlan | None, seed: int, context: ReplyContext
     ) -> tuple[SeekerReply, TurnContent]:
         """The seeker's turn in decided wording: its state decides the content (synth.content), its model words it."""
         assert self.state is not None
         inquire = recommended is not None and plan is not None and asks_first(plan)
-        acts = plan.acts if plan is not None else ("PRO",) if recommended is None else ("REJ", "CON")
-        decided = seeker_content(acts, self.state, self.ledger, self.domain, content_rng(seed), recommended=recommended,
-                                 inquire=inquire)
-        worded = await word(self.game.seeker, decided, style=self.examples.style, last=self._last_words(), plan=plan,
+        decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.domain, content_rng(seed),
+                                 recommended=recommended, inquire=inquire)
+        worded = await word(self.game.seeker, decided, style=self.examples.style, last=self.last_words(), plan=plan,
                             seed=seed, usage=self.usage, context=replace(context, question=decided.question))
         decided.record(self.ledger)
         return SeekerReply(worded.text, decided.accept, worded.checks), worded.content
@@ -327,10 +322,9 @@ class _PearlMoves(RecordMoves):
     ) -> tuple[RecommenderReply, TurnContent]:
         """The recommender's turn in decided wording: what was said (the ledger) and the catalog decide the content,
         its model words it; it never sees the seeker's state."""
-        acts = plan.acts if plan is not None else ("REC-S", "EXP-P") if candidates else ("REQ",)
-        decided = recommender_content(acts, self.ledger, self.domain, content_rng(seed), candidates=candidates or (),
-                                      about=about, closing=closing)
-        worded = await word(self.game.recommender, decided, style="", last=self._last_words(), plan=plan,
+        decided = recommender_content(plan.acts if plan else None, self.ledger, self.domain, content_rng(seed),
+                                      candidates=candidates or (), about=about, closing=closing)
+        worded = await word(self.game.recommender, decided, style="", last=self.last_words(), plan=plan,
                             seed=seed, usage=self.usage, context=replace(context, question=decided.question))
         decided.record(self.ledger)
         offered = decided.item.id if decided.content.move == "offer" and decided.item is not None else None

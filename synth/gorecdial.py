@@ -353,12 +353,11 @@ class _GoRecDialMoves(RecordMoves):
         """The seeker's turn in decided wording: its set of loved movies decides the content (synth.content), its
         model words it."""
         assert self.state is not None
-        acts = plan.acts if plan is not None else ("PRO",) if recommended is None else ("REJ", "CON")
-        last = self.turns[-1].text if self.turns else ""
+        last = self.last_words()
         if recommended is None and (asked := asked_in(last)):  # the free expert's question, answered
             self.ledger.asked.append(asked)
-        decided = seeker_content(acts, self.state, self.ledger, self.player.seeker.prompts.domain, content_rng(seed),
-                                 recommended=recommended, inquire=asks)
+        decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.player.seeker.prompts.domain,
+                                 content_rng(seed), recommended=recommended, inquire=asks)
         worded = await word(self.player.seeker, decided, style="", last=last, plan=plan, seed=seed, usage=self.usage,
                             context=replace(context, question=decided.question))
         decided.record(self.ledger)

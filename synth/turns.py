@@ -84,6 +84,10 @@ class RecordMoves:
         self.turns.append(Turn(role="recommender", text=reply.utterance, think=reply.think or None,
                                recommended_item=reply.item_id, checks=reply.checks, **details))
 
+    def last_words(self) -> str:
+        """The last utterance so far (the one the next turn answers); '' before any."""
+        return self.turns[-1].text if self.turns else ""
+
     def history(self, role: Role) -> tuple[str, tuple[str, ...]]:
         """What a reply by `role` about to be added is checked against: the other side's last utterance and
         its own earlier unscripted ones (synth.analysis.defects)."""

@@ -141,12 +141,14 @@ def choose_offer(candidates: Sequence[Item], ledger: Ledger) -> Item:
 
 
 def recommender_content(
-    acts: Sequence[str], ledger: Ledger, domain: Domain, rng: random.Random, *,
+    acts: Sequence[str] | None, ledger: Ledger, domain: Domain, rng: random.Random, *,
     candidates: Sequence[Item] = (), about: Item | None = None, closing: Item | None = None,
 ) -> Decided:
     """The recommender's turn: its goodbye after `closing` was accepted, an answer about `about`, an offer of one
-    of `candidates`, or a question about a taste the seeker has not told (acts: the planned IARD codes, or the
-    fixed course's ('REQ',) or ('REC-S', 'EXP-P'))."""
+    of `candidates`, or a question about a taste the seeker has not told (acts: the planned IARD codes; None, an
+    unplanned course's: ('REC-S', 'EXP-P') with candidates, else ('REQ',))."""
+    if acts is None:
+        acts = ("REC-S", "EXP-P") if candidates else ("REQ",)
     words = _words(domain)
     react = "RESP" in acts or "OTH" in acts
     if closing is not None:
@@ -216,11 +218,14 @@ def _answer(item: Item, topic: str, domain: Domain) -> Decided:
 
 
 def seeker_content(
-    acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random, *,
+    acts: Sequence[str] | None, state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random, *,
     recommended: Item | None = None, inquire: bool = False,
 ) -> Decided:
     """The seeker's turn: with no suggestion to answer, it tells what it wants (what it was asked, else what it
-    has not told); asked to `inquire`, it asks one question about `recommended`; else it reacts to it."""
+    has not told); asked to `inquire`, it asks one question about `recommended`; else it reacts to it (acts: the
+    planned IARD codes; None, an unplanned course's: ('PRO',) without a suggestion, else ('REJ', 'CON'))."""
+    if acts is None:
+        acts = ("PRO",) if recommended is None else ("REJ", "CON")
     if recommended is None:
         return _reveal(acts, state, ledger, domain, rng)
     if inquire:

@@ -82,8 +82,12 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
 def says_any(text: str, keys: tuple[str, ...]) -> bool:
     """Whether `text` says one of `keys` (or a SYNONYMS word of one), as a word of its own, plural allowed."""
     lower = text.lower()
-    forms = (form for key in keys for form in (key.lower(), *SYNONYMS.get(key.lower(), ())))
-    return any(re.search(rf"(?<!\w){re.escape(form)}(?:s|es)?(?!\w)", lower) for form in forms)
+    return any(_says_word(lower, form) for key in keys for form in (key.lower(), *SYNONYMS.get(key.lower(), ())))
+
+
+def _says_word(lower: str, word: str) -> bool:
+    """Whether the lower-case `lower` says `word` as a word of its own, plural allowed."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?:s|es)?(?!\w)", lower) is not None
 
 
 def _other_genres(text: str, decided: Decided, context: ReplyContext) -> list[str]:
@@ -95,8 +99,7 @@ def _other_genres(text: str, decided: Decided, context: ReplyContext) -> list[st
     points = " ".join(decided.content.points).lower()
     vocabulary = {g.lower() for item in context.items for g in item.genres} | set(SYNONYMS)
     lower = text.lower()
-    return sorted(g for g in vocabulary if g not in own and g not in points
-                  and re.search(rf"(?<!\w){re.escape(g)}(?:s|es)?(?!\w)", lower))
+    return sorted(g for g in vocabulary if g not in own and g not in points and _says_word(lower, g))
 
 
 def _unknown_names(text: str, decided: Decided, context: ReplyContext) -> list[str]:
