@@ -164,8 +164,22 @@ def main(
             "classifier ROC AUC vs ReDial test (0.5: indistinguishable)": classifier_auc(
                 masked_turns_of_records(records, catalog), human),
         }
+    for source in SOURCES:
+        columns[f"new-{source}"] |= _ratio_cells(columns[f"today-{source}"], columns[f"new-{source}"])
     columns[reference] = _diversity_cells(diversity[stats[-1].name])
     print_table("believable dialogues: today's main against decided wording (issue #63)", columns)
+
+
+RATIOS = ("seconds per dialogue (wall)", "believable dialogues per hour")
+
+
+def _ratio_cells(today: dict[str, str], new: dict[str, str]) -> dict[str, str]:
+    """Decided wording's figure over today's, beside the figures (∞ where today's is 0)."""
+    cells = {}
+    for row in (r for r in RATIOS if r in today and r in new):
+        before, after = float(today[row]), float(new[row])
+        cells[f"{row}: decided / today"] = f"{after / before:.2f}x" if before else "∞"
+    return cells
 
 
 def _diversity_cells(diversity) -> dict[str, str]:
