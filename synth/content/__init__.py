@@ -11,12 +11,13 @@ in the order a turn runs them:
    catalog, the planned move and the ledger: which taste the recommender asks about, which values the seeker
    reveals, which candidate is offered and why (its catalog facts that match what the seeker said), how the
    seeker reacts to it, what the recommender answers. The recommender's side reads only the ledger, never the
-   seeker's state.
+   seeker's state. Its words, the ways of asking and of saying why an offer fits, are in `synth.content.phrases`.
 3. **wording** (`synth.content.wording`): a short prompt (the content, the speaker's role, its way of talking)
    for one short reply; and the content's own template sentence, for when no reply says it.
 4. **verification** (`synth.content.verification`): the reply says the content (its titles) and nothing the
-   content does not hold (another title, a person the facts do not name, the other role's words, a viewing of a
-   movie the seeker has not seen, text the length cap cut).
+   content does not hold (another title, a person or a plot the facts do not give, the other role's words, a
+   viewing of a movie the seeker has not seen, a greeting mid-talk, "they" for the other side, text the length
+   cap cut).
 
 The simulators word and verify (synth.simulators); the games keep the state and ask for the content
 (synth.game, synth.gorecdial). Nothing here reaches up into either."""

@@ -12,29 +12,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from synth.content.phrases import ASK_KEYS, ASK_TOPICS, FITS, IS, NO_PREFERENCE, SEEN_KEYS, TOPIC_KEYS
 from synth.content.state import ATTRIBUTES, Ledger, Opinion, SeekerState
 from synth.domain import Domain
 from synth.records import Item, TurnContent
 from synth.target_hints import era_of
 
 FACT_CHARS = 140  # characters of an item's description given as a fact at most
-ASK_KEYS = {  # words one of which a question about the attribute says
-    "genre": ("genre", "kind", "type", "sort"), "mood": ("mood", "feel", "vibe", "tone", "something"),
-    "era": ("old", "older", "recent", "new", "newer", "classic", "decade", "era", "year"),
-    "example": ("loved", "love", "favorite", "favourite", "liked", "enjoyed"),
-    "more": ("else", "anything", "more", "other"),
-}
-SEEN_KEYS = ("seen", "watched", "saw")
-NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
-TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
-              "kind": ("kind", "what", "genre", "type", "sort")}
-ASK_TOPICS = {  # attribute -> (point, template) of the recommender's question about it
-    "genre": ("ask which genre of {noun} they are in the mood for", "What kind of {noun} are you in the mood for?"),
-    "mood": ("ask what mood or feel they want the {noun} to have", "What sort of mood are you after {when}?"),
-    "era": ("ask whether they want an older {noun} or a recent one", "Do you want something older, or more recent?"),
-    "example": ("ask them for one {noun} they loved", "What's one {noun} you really loved?"),
-    "more": ("ask whether there is anything else they want in it", "Anything else you'd like in it?"),
-}
 
 
 @dataclass
@@ -54,13 +38,15 @@ class Decided:
     example: str | None = None
     asks_about: str | None = None  # the recommender's question: the attribute; the seeker's: the topic
     say_any: tuple[str, ...] = ()  # the content's key words: the words must say one of them (synth.content.keys)
+    seen: bool = False  # the seeker has seen `item` (its own opinion is in the content)
 
     def record(self, ledger: Ledger) -> None:
         """Write what this turn said into the conversation's ledger."""
         move = self.content.move
         if move == "ask" and self.asks_about:
             ledger.asked.append(self.asks_about)
-        ledger.told.update(self.told)
+        for attribute, values in self.told.items():  # a decline's reason adds to what was told before
+            ledger.told[attribute] = tuple(dict.fromkeys((*ledger.told.get(attribute, ()), *values)))
         if self.example:
             ledger.examples.append(self.example)
         if move == "inquire":
@@ -158,16 +144,16 @@ def recommender_content(
     if about is not None:
         return _answer(about, ledger.question or "plot", domain)
     if candidates:
-        return _offer(choose_offer(candidates, ledger), acts, ledger, domain)
+        return _offer(choose_offer(candidates, ledger), acts, ledger, domain, rng)
     open_topics = [a for a in ATTRIBUTES if a not in ledger.told and a not in ledger.asked]
     attribute = (open_topics[0] if not ledger.asked else rng.choice(open_topics[:2])) if open_topics else "more"
-    point, template = (text.format(**words) for text in ASK_TOPICS[attribute])
+    point, template = (text.format(**words) for text in rng.choice(ASK_TOPICS[attribute]))
     points = (["react in a few words to the last message"] if react and ledger.told else []) + [point]
     return Decided(TurnContent(move="ask", points=points), template, question=True, asks_about=attribute,
                    say_any=ASK_KEYS[attribute])
 
 
-def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain) -> Decided:
+def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng: random.Random) -> Decided:
     """An offer of `item`, with why it fits (the matches with what was said; else its genres) and, where the
     move explains it, what it is about."""
     found = matches(item, ledger)
@@ -177,9 +163,13 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain) -> D
     why = _kind(matched_genres or genres, domain) + "".join(
         f" {value}" if value.startswith("from") else f", {value}" for value in others)
     asks_seen = "REC-E" in acts
+    unmet = _unmet(item, ledger, domain)
     points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
-              f"say it fits because it is {why}" if found else f"say it is {why}"]
+              rng.choice(FITS if found else IS).format(why=why)]
     template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
+    if unmet:  # nothing of what they asked for among the candidates: say so rather than pretend it fits
+        points.insert(0, f"say it is not {unmet}, but may still be worth a look")
+        template = f"It's not {unmet}, but " + template[0].lower() + template[1:]
     if "EXP-I" in acts and item.description:
         points.append(f"say what it is about: {_fact(item)}")
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
@@ -188,6 +178,17 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain) -> D
     return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=_people(item)), template,
                    item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
                    say_any=tuple(found or genres))
+
+
+def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
+    """What the seeker asked for that `item` is not ('a horror movie', 'from the 1970s'), joined; '' if nothing.
+    A genre counts only when the item has none of the genres told."""
+    told = ledger.told.get("genre", ())
+    unmet = [_kind(told[:1], domain)] if told and not {g.lower() for g in item.genres} & {g.lower() for g in told} else []
+    era = ledger.told.get("era", ())
+    if era and item.year and era_of(item.year) not in era:
+        unmet.append(era[0])
+    return " or ".join(unmet)
 
 
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:
@@ -273,9 +274,8 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
         point, sentence = _want(attribute, values, domain)
         points.append(point)
         sentences.append(sentence)
-    if not points:  # everything told: say it again in other words
-        kind = _kind(state.wants.genres[:1], domain)
-        points, sentences = [f"say again, in other words, that you want {kind}"], [f"Really, just {kind}."]
+    if not points:  # everything told: nothing more to want
+        points, sentences = ["say that's all, nothing else in particular"], ["No, that's about it."]
     if "CRI-A" not in acts and state.dislikes and "PRO" in acts and rng.random() < 0.5:
         points.append(f"say you don't like {state.dislikes[0]} {domain.plural}")
         sentences.append(f"Nothing {state.dislikes[0]}, though.")
@@ -339,32 +339,38 @@ def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger
         points = [f"say you have already {domain.seen} {item.display} and you {seen.verdict}{said}"]
         template = f"I've already {domain.seen} {item.title}, and I {seen.verdict}."
         keys: tuple[str, ...] = SEEN_KEYS
+        told: dict[str, tuple[str, ...]] = {}
         if seen.liked:
             points.append(f"say you want something you have not {domain.seen}")
     elif disliked := [g for g in genres if g in state.dislikes]:
         points = [f"say no to {item.display}: you don't like {disliked[0]} {domain.plural}"]
         template = f"Hmm, {item.title} isn't for me: I don't really like {disliked[0]} {domain.plural}."
         keys = (disliked[0],)
+        told = {}
     elif state.wants.genres and not set(genres) & set(state.wants.genres):
         wanted = _kind(state.wants.genres[:2], domain, "or")
         points = [f"say no to {item.display}: you want {wanted}, and it is not one"]
         template = f"Not {item.title}, I think: I'm after {wanted}."
         keys = state.wants.genres[:2]
+        told = {"genre": keys}
     elif missing := [g for g in state.wants.genres if g not in genres]:
         points = [f"say no to {item.display}: you would like it to be more of {_kind(missing[:1], domain)}"]
         template = f"{item.title} isn't quite it: I'd like something more like {_kind(missing[:1], domain)}."
         keys = (missing[0],)
+        told = {"genre": keys}
     elif state.wants.era and item.year and era_of(item.year) != state.wants.era:
         points = [f"say no to {item.display}: you would rather have one {state.wants.era}"]
         template = f"{item.title} isn't quite it: I'd rather have one {state.wants.era}."
         keys = value_keys(state.wants.era)
+        told = {"era": (state.wants.era,)}
     else:
         more = next((m for m in state.wants.moods if m not in item.description.lower()), None)
         reason = f"you want something more {more}" if more else f"it is not quite what you are after {domain.when}"
         points = [f"say no to {item.display}: {reason}"]
         template = f"{item.title} isn't quite it: " + (f"I want something more {more}." if more else f"not what I'm after {domain.when}.")
         keys = (more,) if more else ()
+        told = {"mood": keys} if more else {}
     if any(code in acts for code in ("CON", "REF", "STO")):
         points.append("ask for another suggestion")
     return Decided(TurnContent(move="decline", points=points, titles=[item.display]), template, item=item,
-                   accept=False, may_name=(item.display,), say_any=keys)
+                   accept=False, may_name=(item.display,), say_any=keys, told=told, seen=seen is not None)

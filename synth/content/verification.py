@@ -1,7 +1,10 @@
 """Whether a worded reply says its decided content and nothing the content does not hold: each title the content
 names and one of its key words; no other title of the dialogue, no person, date or genre the content does not give,
-no viewing of a movie the seeker has not seen, no taking of the seen movie it named, neither side's words in the
-other's mouth, no text the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
+no viewing of a movie the seeker has not seen (nor a denied one of a movie it has), no taking of the seen movie it
+named, neither side's words in the other's mouth, no question where the seeker only tells or accepts, nothing a
+reader finds out of place (a greeting mid-talk, praise for a choice nobody made, "they" for the other side, company
+nobody mentioned, markup, a plot the content does not give, the recommender asking about its own pick), no text
+the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
 words, copies, facts against the catalog, ...) come on top, in the simulators."""
 
 from __future__ import annotations
@@ -34,10 +37,35 @@ _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![
 # recommender speaking of its own viewing of what it offers ("I haven't seen it", "I've seen Heat")
 _OTHER_WANTS = {
     "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b", re.IGNORECASE),
-    "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:wanted|looking for|hoping for|hoped for)\b"
-                              r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b",
+    "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for)\b"
+                              r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
+                              r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b",
                               re.IGNORECASE),
 }
+# a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it"
+_RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
+                         r"|\bwill (?:captivate|delight|thrill|amaze) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
+                         re.IGNORECASE)
+# a seeker judging a movie it has not seen ("I didn't enjoy it", "not my favorite"), or denying one it has
+_JUDGED = re.compile(r"\bnot my favou?rite\b|\bwasn't (?:a fan|for me)\b|\bdidn't (?:enjoy|like|love|care for)\b"
+                     r"|\bI (?:don't|do not) (?:really )?(?:enjoy|like|love) (?:it|that one|this one)\b", re.IGNORECASE)
+_DENIED = re.compile(r"\b(?:haven't|have not|never|didn't|did not) (?:seen|watched|see|watch|read)\b", re.IGNORECASE)
+# what is out of place in any turn: a greeting after one's first message, praise for a choice nobody made (but in the
+# recommender's goodbye), the other side spoken of as "they", company nobody mentioned, markup or doubled marks
+_GREETING = re.compile(r"^\W*(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))\b", re.IGNORECASE)
+_PRAISE = re.compile(r"\b(?:great|good|excellent|nice|perfect|wonderful|fantastic) (?:choice|pick|suggestion|idea|start)\b",
+                     re.IGNORECASE)
+_THEY = re.compile(r"\bthey(?:'re|'ve|'d)?\s+(?:are\s+|were\s+)?(?:want|wanted|wants|looking|asking|asked|mentioned|said|"
+                   r"chose|like|liked|love|loved|enjoy|enjoyed|prefer|need|hoping|seem)\b|\bthe (?:seeker|user|other person)\b",
+                   re.IGNORECASE)
+_COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|wife|husband|girlfriend|boyfriend|date)\b"
+                      r"|\bwith (?:friends|family)\b", re.IGNORECASE)
+_PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
+                   r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
+_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!")
+# the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?")
+_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bdo you know (?:what|if|whether)\b|^\W*is (?:it|this|that) (?:a|an) ",
+                            re.IGNORECASE)
 # a seeker saying it will watch a movie it named as one it has seen and liked
 _TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
                             r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
@@ -63,13 +91,12 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
         if item.display not in allowed and mentions(text, item.display, context.short_titles)
     ]
     found += [Defect("names_a_person", name) for name in _unknown_names(text, decided, context)]
-    if context.role == "seeker" and content.move in ("accept", "inquire") and decided.item is not None:
-        viewed = _VIEWED.search(text)  # "I haven't seen it" is no match: the pattern wants "I('ve) seen"
-        if viewed:
-            found.append(Defect("claims_a_viewing", viewed.group(0)))
-    other = _OTHER_WANTS[context.role].search(text)
+    if context.role == "seeker":
+        found += _seeker_slips(text, decided)
+    other = _OTHER_WANTS[context.role].search(text) or (context.role == "seeker" and _RECOMMENDS.search(text))
     if other:
         found.append(Defect("takes_the_other_side", other.group(0)))
+    found += _out_of_place(text, decided, context)
     if content.move == "reveal" and decided.example and (takes := _TAKES_EXAMPLE.search(text)):
         found.append(Defect("takes_the_example", takes.group(0)))
     if content.move in ("offer", "answer") and decided.item is not None:
@@ -77,6 +104,48 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     given = " ".join([*content.points, *content.titles, decided.template])
     found += [Defect("states_an_unknown_date", date) for date in _YEAR_OR_DECADE.findall(text) if date.strip("'") not in given]
     return found
+
+
+def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
+    """A seeker's viewing of a suggestion it has not seen (claimed or judged), its denial of one it has, a
+    question where it only tells or accepts."""
+    found = []
+    if decided.item is not None and decided.content.move in ("accept", "inquire", "decline"):
+        if decided.seen and (denied := _DENIED.search(text)):
+            found.append(Defect("denies_a_viewing", denied.group(0)))
+        elif not decided.seen and (viewed := _VIEWED.search(text) or _JUDGED.search(text)):
+            found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
+    if decided.content.move in ("reveal", "accept") and "?" in text:
+        found.append(Defect("asks_back", next(s for s in reversed(_SENTENCE_END.split(text)) if "?" in s)[-40:]))
+    return found
+
+
+def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
+    """What a reader finds out of place whatever the content: a greeting after the speaker's first message,
+    praise for a choice nobody made, the other side spoken of as "they", company nobody mentioned, markup or
+    doubled marks, a plot the content does not give; the recommender asking the seeker about its own suggestion."""
+    move, found = decided.content.move, []
+    checks = [
+        ("greets_again", _GREETING if context.own_earlier else None),
+        ("praises_no_choice", _PRAISE if context.role == "recommender" and move != "close" else None),
+        ("speaks_of_them", _THEY), ("invents_company", _COMPANY), ("garbled", _GARBLED),
+    ]
+    for name, pattern in checks:
+        if pattern is not None and (match := pattern.search(text)):
+            found.append(Defect(name, match.group(0)))
+    if move != "reveal" and decided.item is not None and not _plot_given(decided) and (plot := _PLOT.search(text)):
+        found.append(Defect("invents_a_plot", plot.group(0)))
+    if context.role == "recommender" and move in ("offer", "answer"):
+        questions = [s for s in _SENTENCE_END.split(text) if s.endswith("?")]
+        found += [Defect("asks_about_its_pick", q[-40:]) for q in questions if _ASKS_ITS_PICK.search(q)]
+    return found
+
+
+def _plot_given(decided: Decided) -> bool:
+    """Whether the content says what its item is about (the start of its description is in a point)."""
+    assert decided.item is not None
+    start = " ".join(decided.item.description.split())[:20].lower()
+    return bool(start) and any(start in point.lower() for point in decided.content.points)
 
 
 def says_any(text: str, keys: tuple[str, ...]) -> bool:

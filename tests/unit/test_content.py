@@ -111,6 +111,49 @@ def test_verification_finds_what_the_content_does_not_hold(state, items):
     assert cut_by_cap("x" * 99, 100) is not None and cut_by_cap("x" * 50, 100) is None
 
 
+def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
+    """The slips the blind readers of #63's benchmark found in decided dialogues, each caught; their clean
+    wordings pass."""
+    ledger = Ledger(told={"genre": ("comedy",)})
+    offer = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(1), candidates=[items["r"]])
+    later = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("What kind of movie?",))
+    assert verify("How about Notting Hill? A sweet comedy.", offer, later) == []
+    slips = {
+        "Hi there! How about Notting Hill? A sweet comedy.": "greets_again",
+        "Great choice! How about Notting Hill? A sweet comedy.": "praises_no_choice",
+        "Sounds like they want a comedy: how about Notting Hill?": "speaks_of_them",
+        "Notting Hill, a comedy for you and your friends.": "invents_company",
+        "How about Notting Hill? A sweet comedy.}": "garbled",
+        "How about Notting Hill? Do you know what it's about?": "asks_about_its_pick",
+        "How about Notting Hill? A comedy I'll watch tonight.": "takes_the_other_side",
+        "How about Notting Hill? A comedy about a spy in Paris.": "invents_a_plot",  # the offer gives no plot
+    }
+    for text, slip in slips.items():
+        assert slip in [d.name for d in verify(text, offer, later)], text
+    seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
+    seen = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["r"])
+    assert seen.seen and [d.name for d in verify("I haven't seen Notting Hill.", seen, seeker)] == ["denies_a_viewing"]
+    unseen = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["w"])
+    assert "claims_a_viewing" in [d.name for d in verify("Heat was not my favorite, I want a comedy.", unseen, seeker)]
+    assert "takes_the_other_side" in [d.name for d in verify("I don't recommend Heat: I want a comedy.", unseen, seeker)]
+    tell = seeker_content(("ANS",), state, Ledger(asked=["genre"]), DOMAIN, content_rng(2))
+    assert "asks_back" in [d.name for d in verify("A comedy or romance. What are you thinking of?", tell, seeker)]
+
+
+def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state, items):
+    ledger = Ledger()
+    decline = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["w"])
+    decline.record(ledger)
+    assert ledger.told["genre"] == ("comedy", "romance")  # the recommender will not ask for the genre again
+    assert recommender_content(("REQ",), ledger, DOMAIN, content_rng(1)).asks_about != "genre"
+    ledger.told["era"] = ("from the 1990s",)
+    miss = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(1), candidates=[items["h"]])
+    assert miss.content.points[0] == "say it is not a comedy movie or from the 1990s, but may still be worth a look"
+    assert miss.template.startswith("It's not a comedy movie or from the 1990s, but how about The Shining?")
+    told_all = Ledger(asked=["more"], told={a: ("x",) for a in ("genre", "mood", "era", "example")})
+    assert seeker_content(("ANS",), state, told_all, DOMAIN, content_rng(2)).template == "No, that's about it."
+
+
 def test_a_model_that_words_nothing_right_leaves_every_turn_to_its_template(catalog, reviews):
     """Every reply names a title the content does not hold: each is turned down, re-sampled, and the
     content's template says the turn; the record keeps the content, the replies turned down and why."""

@@ -1,0 +1,33 @@
+"""The words of decided contents: the ways the recommender asks about a taste and says why an offer fits (the
+turn's seed picks one, so that dialogues do not all say the same), and the words that show a reply said a
+question's attribute or topic (verification reads them)."""
+
+ASK_KEYS = {  # words one of which a question about the attribute says
+    "genre": ("genre", "kind", "type", "sort"), "mood": ("mood", "feel", "vibe", "tone", "something"),
+    "era": ("old", "older", "recent", "new", "newer", "classic", "decade", "era", "year"),
+    "example": ("loved", "love", "favorite", "favourite", "liked", "enjoyed"),
+    "more": ("else", "anything", "more", "other"),
+}
+SEEN_KEYS = ("seen", "watched", "saw")
+NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
+TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
+              "kind": ("kind", "what", "genre", "type", "sort")}
+ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's question about it; the turn's seed picks one
+    "genre": (("ask which genre of {noun} they are in the mood for", "What kind of {noun} are you in the mood for?"),
+              ("ask what sort of {plural} they usually go for", "What sort of {plural} do you usually go for?"),
+              ("ask which kind of {noun} they feel like {when}", "Which kind of {noun} do you feel like {when}?")),
+    "mood": (("ask what mood or feel they want the {noun} to have", "What sort of mood are you after {when}?"),
+             ("ask whether they want something light or something heavier", "Something light, or something heavier?"),
+             ("ask what feel they are hoping for", "What kind of feel are you hoping for?")),
+    "era": (("ask whether they want an older {noun} or a recent one", "Do you want something older, or more recent?"),
+            ("ask whether a classic or something new suits them better", "A classic, or something new?"),
+            ("ask whether the year matters to them", "Any preference on how old it is?")),
+    "example": (("ask them for one {noun} they loved", "What's one {noun} you really loved?"),
+                ("ask for a favorite {noun} of theirs", "Got a favorite {noun}?"),
+                ("ask which {noun} they enjoyed lately", "Enjoyed any {plural} lately?")),
+    "more": (("ask whether there is anything else they want in it", "Anything else you'd like in it?"),
+             ("ask whether there is anything they would rather avoid", "Anything you'd rather avoid?")),
+}
+# ways of saying why an offer fits, what it is ('{why}'), where it matches what was said or not
+FITS = ("say it fits because it is {why}", "say it is {why}, just what they asked for", "say it matches: {why}")
+IS = ("say it is {why}", "mention that it is {why}", "describe it briefly as {why}")
