@@ -237,3 +237,10 @@ QUERIES = {  # query -> the one item of SMALL it describes
     "ghost story in a haunted house": "c",
     "an epic battle between starships in the galaxy": "a",
 }
+
+
+def first_lines(source: Path, target: Path, count: int) -> Path:
+    """The first `count` lines of `source` written to `target` (a small sample of a shared dataset)."""
+    with source.open() as handle:
+        target.write_text("".join(next(handle) for _ in range(count)))
+    return target

@@ -87,7 +87,36 @@ def markdown(results: dict[str, Any]) -> str:
                 lines.append("crslab-dist@n: CRSLab's variant, distinct *character* n-grams / responses, only for "
                              "comparison with numbers published with CRSLab.")
         lines.append("")
-    return "\n".join(lines + fits_table(results))
+    return "\n".join(lines + planted_table(results) + fits_table(results))
+
+
+def planted_table(results: dict[str, Any]) -> list[str]:
+    """`--planted`: per model, test set and key metric, the planted gain (half -> both) and the planted
+    nothing (half -> shuffled) with their paired intervals, and the smallest gain the row can see."""
+    rows = results.get("planted")
+    if not rows:
+        return []
+    lines = ["### The instrument: a planted gain and a planted nothing", "",
+             "| model | test | metric | half → both | half → shuffled | smallest gain seen |", "|---|---|---|---:|---:|---:|"]
+    for row in rows:
+        positive = _difference(row.get("positive"), row.get("positive_ci95"), row.get("positive_seen"))
+        negative = _difference(row.get("negative"), row.get("negative_ci95"), row.get("negative_seen_as_gain"))
+        lines.append(f"| {row['model']} | {row['test']} | {SHORT.get(row['metric'], row['metric'])} | {positive} | "
+                     f"{negative} | {row.get('smallest_gain', '')} |")
+    seen = sorted({r["model"] for r in rows if r.get("positive_seen")})
+    false = sorted({r["model"] for r in rows if r.get("negative_seen_as_gain")})
+    lines += ["", "Paired bootstrap over the same test cases, 95%; **bold**: the interval leaves out 0 on the gain side. "
+              f"The planted gain is seen by {len(seen)} model(s) ({', '.join(seen) or 'none'}); the planted nothing is "
+              f"taken for a gain by {len(false)} ({', '.join(false) or 'none'}). Smallest gain seen: the half-width of "
+              "the planted gain's interval, the least difference these test sets tell from zero.", ""]
+    return lines
+
+
+def _difference(value: float | None, interval: list[float] | None, seen: bool | None) -> str:
+    if value is None or interval is None:
+        return ""
+    text = f"{value:+.3f} [{interval[0]:+.3f}, {interval[1]:+.3f}]"
+    return f"**{text}**" if seen else text
 
 
 def fits_table(results: dict[str, Any]) -> list[str]:

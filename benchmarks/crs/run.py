@@ -23,6 +23,7 @@ from synth.benchmarks.crs.datasets import BenchmarkDataset, describe, load_datas
 from synth.benchmarks.crs.evaluate import distinct_metrics, recommendation_metrics, score_responder, target_ranks
 from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.lm.settings import LmSettings
+from synth.benchmarks.crs.planted import instrument, planted_sets
 from synth.benchmarks.crs.registry import LLM, LM, SAMPLED, UNTRAINED_TWINS, baseline_class, tasks_of
 from synth.benchmarks.crs.significance import (
     RowValues,
@@ -46,6 +47,7 @@ class BenchmarkOptions:
     crslab_compat: bool = False
     max_cases: int | None = None  # per test set and task, a seeded sample
     train_size: int | None = None  # each training set a seeded sample of this many dialogues
+    planted: bool = False  # the one training set as the instrument's half / both / shuffled (synth.benchmarks.crs.planted)
     llm_cases: int = 50  # the LLM and LM baselines' seeded sample per test set and task
     seed: int = 0
     embedding_model: str | None = None
@@ -73,6 +75,10 @@ def run_benchmark(
     train_sets = [sized(load_dataset(spec, space), settings.train_size, settings.seed)
                   for spec in parse_specs(settings.train, settings.format)]
     test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
+    if settings.planted:
+        if len(train_sets) != 1:
+            raise SynthError(f"--planted splits one training set; {len(train_sets)} were given")
+        train_sets = planted_sets(train_sets[0], space, settings.seed)
     # Every title is in the space now: its size is fixed from here on.
     setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir,
                   settings.lm)
@@ -113,6 +119,7 @@ def run_benchmark(
                     entry, values = _score(name, task, model, test, settings, space)
                     results.append(entry | fit)
                     scored.append(RowValues(task, name, fit["train"], test.dataset.label, values))
+    comparisons = compare_training_sets(scored, settings.seed, UNTRAINED_TWINS)
     return {
         "settings": _settings_record(settings, space),
         "datasets": {"train": describe(train_sets), "test": describe(test_sets)},
@@ -120,7 +127,8 @@ def run_benchmark(
         "test_cases": {t.dataset.label: {"recommendation": len(t.recommendation), "response": len(t.responses)} for t in tests},
         "target_coverage": target_coverage(training, tests),
         "results": results,
-        "comparisons": compare_training_sets(scored, settings.seed, UNTRAINED_TWINS),
+        "comparisons": comparisons,
+        **({"planted": instrument(comparisons)} if settings.planted else {}),
     }
 
 
@@ -184,6 +192,7 @@ def _settings_record(settings: BenchmarkOptions, space: ItemSpace) -> dict[str, 
         "crslab_compat": settings.crslab_compat,
         "max_cases": settings.max_cases,
         "train_size": settings.train_size,
+        "planted": settings.planted,
         "llm_cases": settings.llm_cases,
         "seed": settings.seed,
         "embedding_model": settings.embedding_model,

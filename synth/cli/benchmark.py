@@ -52,6 +52,11 @@ def benchmark(
     train_size: Optional[int] = typer.Option(
         None, min=1, help="crs: each training set a seeded sample of this many dialogues (compare data per dialogue)."
     ),
+    planted: bool = typer.Option(
+        False, "--planted", help="crs: check the instrument on the one --train set: trained on a seeded half of it "
+        "against both halves (a planted gain) and against the half plus the other half with its item mentions "
+        "shuffled across dialogues (nothing to gain); the smallest gain each baseline can see."
+    ),
     llm_cases: int = typer.Option(
         50, min=1, help="Cases per test set and task for the LLM and lm-crs baselines (seeded)."
     ),
@@ -127,7 +132,8 @@ def benchmark(
 
     settings = BenchmarkOptions(
         train=train, test=test, models=resolve_models(models), exclude_mentioned=exclude_mentioned,
-        crslab_compat=crslab_compat, max_cases=max_cases, train_size=train_size, llm_cases=llm_cases, seed=seed,
+        crslab_compat=crslab_compat, max_cases=max_cases, train_size=train_size, planted=planted, llm_cases=llm_cases,
+        seed=seed,
         embedding_model=embedding_model, llm=llm_settings,
         lm=LmSettings(lm_model, lm_steps, lm_batch_size, lm_max_length, lm_lora_r, lm_full_finetune, lm_learning_rate),
         cache_dir=benchmark_cache(cache_dir), refit=refit, progress=progress, format=input_format,

@@ -18,7 +18,7 @@ from synth.benchmarks.crs.registry import resolve_models
 from synth.data.paths import shared_data_root
 from synth.errors import SynthError
 from synth.records import Item
-from tests.helpers import run_synth
+from tests.helpers import first_lines, run_synth
 
 CATALOG = {
     "1": Item(id="1", title="Heat", year=1995),
@@ -102,12 +102,6 @@ def test_model_groups_and_unknown_names():
     assert resolve_models(["tfidf,seq2seq", "tfidf"]) == ["tfidf", "seq2seq"]
     with pytest.raises(SynthError, match="unknown model 'bert'.*popularity"):
         resolve_models(["bert"])
-
-
-def first_lines(source: Path, target: Path, count: int) -> Path:
-    with source.open() as handle:
-        target.write_text("".join(next(handle) for _ in range(count)))
-    return target
 
 
 @pytest.fixture(scope="module")

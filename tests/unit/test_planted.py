@@ -1,0 +1,81 @@
+"""`synth benchmark --planted`: the instrument's three training sets from real ReDial dialogues (a half, both
+halves, the half plus the other half with its mentions shuffled), its table, and what it reads from paired
+comparisons. Whether the real baselines see the planted gain is measured in docs/benchmarks.md."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from synth.benchmarks.crs.datasets import DatasetSpec, load_dataset
+from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.crs.planted import BOTH, HALF, SHUFFLED, instrument, planted_sets
+from synth.benchmarks.crs.results import markdown
+from synth.benchmarks.crs.run import BenchmarkOptions, run_benchmark
+from synth.data.paths import shared_data_root
+from synth.errors import SynthError
+from tests.helpers import first_lines
+
+
+@pytest.fixture(scope="module")
+def redial(tmp_path_factory) -> tuple[Path, Path]:
+    """The first 60 dialogues of the shared ReDial train subset and 40 of its test split."""
+    folder = tmp_path_factory.mktemp("redial-planted")
+    root = shared_data_root() / "redial"
+    return (first_lines(root / "train_subset_kgsf_valid.jsonl", folder / "train.jsonl", 60),
+            first_lines(root / "test_data.jsonl", folder / "test.jsonl", 40))
+
+
+@pytest.fixture(scope="module")
+def space() -> ItemSpace:
+    return ItemSpace.movielens()
+
+
+def test_the_shuffled_half_keeps_its_words_and_items_but_not_their_links(redial, space):
+    dataset = load_dataset(DatasetSpec("redial-60", [redial[0]]), space)
+    half, both, shuffled = planted_sets(dataset, space, seed=0)
+    assert (half.label, both.label, shuffled.label) == (HALF, BOTH, SHUFFLED)
+    assert [len(d.conversations) for d in (half, both, shuffled)] == [30, 60, 60]
+    assert both.conversations[:30] == half.conversations == shuffled.conversations[:30]
+    added, moved = both.conversations[30:], shuffled.conversations[30:]
+    items = Counter(i for c in added for u in c.utterances for i in u.items)
+    assert items == Counter(i for c in moved for u in c.utterances for i in u.items)  # each item as often
+    pairs = [(a, b) for c, d in zip(added, moved) for a, b in zip(c.utterances, d.utterances)]
+    assert all(len(a.items) == len(b.items) and a.role == b.role for a, b in pairs)
+    mentions = [(a, b, old, new) for a, b in pairs for old, new in zip(a.items, b.items)]
+    assert sum(old != new for _, _, old, new in mentions) > 0.9 * len(mentions)
+    # the text names the item it now mentions, where it named the old one by its title
+    named = [(b, new) for a, b, old, new in mentions
+             if old != new and space.items[old].title.lower() in a.text.lower()]
+    assert len(named) > 0.5 * len(mentions)
+    assert sum(space.items[new].title in b.text for b, new in named) > 0.9 * len(named)
+    assert planted_sets(dataset, space, seed=0)[2] == shuffled and planted_sets(dataset, space, seed=1)[2] != shuffled
+
+
+def test_the_benchmark_reports_the_planted_gain_and_nothing(redial, space):
+    train, test = redial
+    options = BenchmarkOptions(train=[f"redial-60={train}"], test=[f"redial-test-40={test}"],
+                               models=["popularity", "tfidf"], max_cases=60, planted=True, progress=False)
+    results = run_benchmark(options, space)
+    assert list(results["datasets"]["train"]) == [HALF, BOTH, SHUFFLED]
+    rows = {(r["model"], r["metric"]): r for r in results["planted"]}
+    assert set(rows) == {("popularity", "recall@10"), ("popularity", "recall@50"), ("tfidf", "f1")}
+    for row in rows.values():
+        low, high = row["positive_ci95"]
+        assert row["smallest_gain"] == pytest.approx((high - low) / 2, abs=1e-4) and "negative" in row
+    table = markdown(results)
+    assert "### The instrument: a planted gain and a planted nothing" in table and "| popularity | redial-test-40 |" in table
+    with pytest.raises(SynthError, match="--planted splits one training set; 2 were given"):
+        run_benchmark(BenchmarkOptions(**{**vars(options), "train": [f"a={train}", f"b={train}"]}), space)
+
+
+def test_the_instrument_reads_a_gain_only_where_the_interval_leaves_out_zero():
+    def compared(second, difference, interval):
+        return {"task": "recommendation", "model": "m", "test": "t", "metric": "recall@50", "first": HALF,
+                "second": second, "difference": difference, "ci95": interval, "significant": True}
+
+    (row,) = instrument([compared(BOTH, 0.05, [0.02, 0.08]), compared(SHUFFLED, -0.01, [-0.03, 0.01]),
+                         {**compared(SHUFFLED, 0.0, [0, 0]), "first": BOTH}])
+    assert row["positive_seen"] and not row["negative_seen_as_gain"] and row["smallest_gain"] == 0.03
+    (row,) = instrument([compared(BOTH, 0.01, [-0.01, 0.03]), compared(SHUFFLED, 0.04, [0.01, 0.07])])
+    assert not row["positive_seen"] and row["negative_seen_as_gain"]
