@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from xdist.scheduler import LoadScopeScheduling
 
 from synth.config import GenerateConfig
 from synth.data.sources import SourceData, load_demo
@@ -14,25 +13,6 @@ from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.records import Item, Review
 from synth.runner import generate
 from tests.helpers import ONE_THREAD, SHORT_SMOLLM_ARGS, run_synth
-
-# The tests that run a real engine (llama.cpp on both cores, a server, Ray, a new venv) run one after another on one
-# pytest-xdist worker, while the other runs the rest, module by module: two of them at once would only slow each other.
-ENGINE_FOLDERS = ("integration", "ray")
-
-
-class EngineTestsTogether(LoadScopeScheduling):
-    """xdist's module-by-module scheduling, with every test under ENGINE_FOLDERS in one work unit (sent first: it is
-    the largest). xdist's own `--dist loadgroup` loses its groups on pytest 9.2 (pytest-xdist issue #1386)."""
-
-    def _split_scope(self, nodeid: str) -> str:
-        if Path(nodeid.split("::")[0]).parent.name in ENGINE_FOLDERS:
-            return "engine"
-        return super()._split_scope(nodeid)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling:
-    return EngineTestsTogether(config, log)
 
 
 @pytest.fixture(scope="session")
