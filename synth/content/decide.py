@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from synth.content.phrases import ASK_KEYS, ASK_TOPICS, FITS, IS, NO_PREFERENCE, SEEN_KEYS, TOPIC_KEYS
+from synth.content.phrases import ASK_KEYS, ASK_TOPICS, FITS, IS, NO_PREFERENCE, PLAIN_WORDS, SEEN_KEYS, TOPIC_KEYS
 from synth.content.state import ATTRIBUTES, Ledger, Opinion, SeekerState
 from synth.domain import Domain
 from synth.records import Item, TurnContent
@@ -210,9 +210,14 @@ def _answer(item: Item, topic: str, domain: Domain) -> Decided:
         fact = _kind([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
         template = f"It's {fact}."
     points = [f"answer their question about {item.display}: it is {fact}"]
-    named = tuple(people) if topic == "people" and people else ()
+    if topic == "people" and people:
+        keys: tuple[str, ...] = tuple(people)
+    elif item.description:  # the words that carry what it is about ("weatherman", "relives")
+        keys = tuple(dict.fromkeys(w for w in re.findall(r"[a-z]{5,}", fact.lower()) if w not in PLAIN_WORDS))
+    else:
+        keys = tuple(g.lower() for g in item.genres)
     return Decided(TurnContent(move="answer", points=points, people=people), template, item=item,
-                   may_name=(item.display,), say_any=named)
+                   may_name=(item.display,), say_any=keys)
 
 
 # --- the seeker's side: its state and the ledger ------------------------------------------------------------

@@ -31,3 +31,6 @@ ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's quest
 # ways of saying why an offer fits, what it is ('{why}'), where it matches what was said or not
 FITS = ("say it fits because it is {why}", "say it is {why}, just what they asked for", "say it matches: {why}")
 IS = ("say it is {why}", "mention that it is {why}", "describe it briefly as {why}")
+# words too plain to show that an answer said what a movie is about
+PLAIN_WORDS = frozenset({"about", "after", "their", "there", "where", "which", "while", "would", "could", "other",
+                         "these", "those", "being", "story", "movie", "film", "films", "movies", "young", "years"})

@@ -29,7 +29,8 @@ CUT_MARGIN = 2  # an utterance within this many characters of its cap was closed
 # a seeker telling of a viewing: "I've seen it", "I watched it last year", "I loved it" (of a movie it has not seen)
 _VIEWED = re.compile(
     r"\bI(?:'ve| have)?\s+(?:already\s+|just\s+)?(?:seen|watched|read|tried|been to)\b"
-    r"|\bI\s+(?:loved|enjoyed|liked|adored)\s+(?:it|that|this)\b|\bwatch(?:ed|ing)? it again\b",
+    r"|\bI\s+(?:loved|enjoyed|liked|adored)\s+(?:it|that|this)\b|\bwatch(?:ed|ing)? it again\b"
+    r"|\b(?:that|which) I(?:'ve)?\s+(?:really\s+)?(?:enjoyed|loved|liked|love|enjoy)\b",
     re.IGNORECASE,
 )
 _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![\w(])(?:19|20)\d\d\b(?!\))")
@@ -42,9 +43,10 @@ _OTHER_WANTS = {
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b",
                               re.IGNORECASE),
 }
-# a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it"
+# a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen"
 _RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
-                         r"|\bwill (?:captivate|delight|thrill|amaze) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
+                         r"|\bhave you (?:seen|watched)\b"
+                         r"|\bwill (?:captivate|delight|thrill|amaze|keep) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
                          re.IGNORECASE)
 # a seeker judging a movie it has not seen ("I didn't enjoy it", "not my favorite"), or denying one it has
 _JUDGED = re.compile(r"\bnot my favou?rite\b|\bwasn't (?:a fan|for me)\b|\bdidn't (?:enjoy|like|love|care for)\b"
@@ -62,9 +64,10 @@ _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|w
                       r"|\bwith (?:friends|family)\b", re.IGNORECASE)
 _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
-_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!")
+_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]")
 # the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?")
-_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bdo you know (?:what|if|whether)\b|^\W*is (?:it|this|that) (?:a|an) ",
+_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
+                            r"|\bwhat (?:is|are|'s) .{0,60}\blike\b|\bdo you have a preference\b|\bwhat would you like\b",
                             re.IGNORECASE)
 # a seeker saying it will watch a movie it named as one it has seen and liked
 _TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
@@ -113,11 +116,17 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
     if decided.item is not None and decided.content.move in ("accept", "inquire", "decline"):
         if decided.seen and (denied := _DENIED.search(text)):
             found.append(Defect("denies_a_viewing", denied.group(0)))
-        elif not decided.seen and (viewed := _VIEWED.search(text) or _JUDGED.search(text)):
+        elif not decided.seen and (viewed := _VIEWED.search(text) or _JUDGED.search(text) or _judged(text, decided.item.title)):
             found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
     if decided.content.move in ("reveal", "accept") and "?" in text:
         found.append(Defect("asks_back", next(s for s in reversed(_SENTENCE_END.split(text)) if "?" in s)[-40:]))
     return found
+
+
+def _judged(text: str, title: str) -> re.Match[str] | None:
+    """'I don't like <title>': a verdict on the movie itself, which only a viewing gives."""
+    return re.search(rf"\bI (?:don't|didn't|do not|did not) (?:really )?(?:like|enjoy|love|care for) {re.escape(title)}",
+                     text, re.IGNORECASE)
 
 
 def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:

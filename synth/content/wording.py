@@ -13,8 +13,8 @@ from synth.replies import ReplyFormatError, extract_json
 DEFAULT_WORDS = {"seeker": 14, "recommender": 18}  # a turn's length where no plan (--strategy human) gives one
 CHARS_PER_WORD = 9  # the cap leaves room for half again the asked words, plus the facts and titles
 MIN_CAP = 120
-ANSWERS = ("reveal", "ask", "inquire")  # moves worded with the other side's last message in view; the others
-# need only their content, and a small model shown the last message copies its words into them
+ANSWERS = ("reveal", "ask")  # moves worded with the other side's last message in view; the others need only
+# their content, and a small model shown the last message copies its words into them ("Have you seen X? Who's in it?")
 
 
 def wording_messages(

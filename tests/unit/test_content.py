@@ -125,6 +125,8 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
         "Notting Hill, a comedy for you and your friends.": "invents_company",
         "How about Notting Hill? A sweet comedy.}": "garbled",
         "How about Notting Hill? Do you know what it's about?": "asks_about_its_pick",
+        "What is Notting Hill like, a comedy?": "asks_about_its_pick",
+        "How about Notting Hill?a sweet comedy.": "garbled",
         "How about Notting Hill? A comedy I'll watch tonight.": "takes_the_other_side",
         "How about Notting Hill? A comedy about a spy in Paris.": "invents_a_plot",  # the offer gives no plot
     }
@@ -136,6 +138,10 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
     unseen = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["w"])
     assert "claims_a_viewing" in [d.name for d in verify("Heat was not my favorite, I want a comedy.", unseen, seeker)]
     assert "takes_the_other_side" in [d.name for d in verify("I don't recommend Heat: I want a comedy.", unseen, seeker)]
+    assert "claims_a_viewing" in [d.name for d in verify("I don't like Heat. I want a comedy.", unseen, seeker)]
+    plot = recommender_content(("R-ANS",), Ledger(question="plot"), DOMAIN, content_rng(6), about=items["t"])
+    assert verify("A weatherman relives one day until he gets it right.", plot, later) == []
+    assert [d.name for d in verify("That sounds fun! Want to watch it tonight?", plot, later)] == ["leaves_out_content"]
     tell = seeker_content(("ANS",), state, Ledger(asked=["genre"]), DOMAIN, content_rng(2))
     assert "asks_back" in [d.name for d in verify("A comedy or romance. What are you thinking of?", tell, seeker)]
 
