@@ -235,7 +235,8 @@ class _PearlMoves(RecordMoves):
             )
         self.turns.append(Turn(role="seeker", text=reply.utterance, accepted=reply.accept, plan=plan, checks=reply.checks,
                                content=content))
-        if recommended is not None and plan is not None and asks_first(plan):
+        asked = content.move == "inquire" if content is not None else plan is not None and asks_first(plan)
+        if recommended is not None and asked:
             self.asked_about = True
             return None
         self.last_recommended, self.asked_about = None, False
@@ -308,7 +309,9 @@ class _PearlMoves(RecordMoves):
     ) -> tuple[SeekerReply, TurnContent]:
         """The seeker's turn in decided wording: its state decides the content (synth.content), its model words it."""
         assert self.state is not None
-        inquire = recommended is not None and plan is not None and asks_first(plan)
+        # a question about the suggestion where the plan asks one, unless the seeker has seen it: then it says so
+        inquire = (recommended is not None and plan is not None and asks_first(plan)
+                   and self.state.opinion(recommended.id) is None)
         decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.domain, content_rng(seed),
                                  recommended=recommended, inquire=inquire)
         worded = await word(self.game.seeker, decided, style=self.examples.style, last=self.last_words(), plan=plan,

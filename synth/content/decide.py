@@ -72,16 +72,23 @@ def content_rng(seed: int) -> random.Random:
     return random.Random(f"content:{seed}")
 
 
-def _fact(item: Item) -> str:
-    """The item's description cut to its first sentence (FACT_CHARS at most), else its genres."""
+def _plot(item: Item) -> str:
+    """What the item is about: its description's first sentence (FACT_CHARS at most); '' where the description
+    tells no story (none, or MovieLens's, which opens with the genres list: "Drama, Thriller. A critic: ...")."""
     text = " ".join(item.description.split())
-    if not text:
-        return ", ".join(g.lower() for g in item.genres)
     first = text.split(". ")[0].rstrip(".")
+    if not first or first.lower() == ", ".join(g.lower() for g in item.genres):
+        return ""
     if len(first) <= FACT_CHARS:
         return first
     clause = first[:FACT_CHARS].rfind(", ")
     return first[:clause] if clause > FACT_CHARS // 2 else first[:FACT_CHARS].rsplit(" ", 1)[0]
+
+
+def _critic(item: Item) -> str:
+    """A critic's quote the description holds (Rotten Tomatoes', on `movielens+rt`), if short; else ''."""
+    found = re.search(r'A critic: "([^"]{10,120})"', item.description)
+    return found.group(1) if found else ""
 
 
 def _people(item: Item) -> list[str]:
@@ -170,8 +177,8 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     if unmet:  # nothing of what they asked for among the candidates: say so rather than pretend it fits
         points.insert(0, f"say it is not {unmet}, but may still be worth a look")
         template = f"It's not {unmet}, but " + template[0].lower() + template[1:]
-    if "EXP-I" in acts and item.description:
-        points.append(f"say what it is about: {_fact(item)}")
+    if "EXP-I" in acts and (plot := _plot(item)):
+        points.append(f"say what it is about: {plot}")
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
     if liked:
         points.append(f"say it may please someone who loved {liked}")
@@ -203,16 +210,18 @@ def _answer(item: Item, topic: str, domain: Domain) -> Decided:
             credits.append(f"{domain.cast_label} {_join(item.cast[:2])}")
         fact = ", ".join(credits)
         template = f"It's {fact}."
-    elif item.description:
-        fact = _fact(item)
+    elif plot := _plot(item):
+        fact = plot
         template = f"It's {_kind([g.lower() for g in item.genres], domain)}: {fact[0].lower()}{fact[1:]}."
-    else:
+    else:  # no story to tell: what kind of movie it is, and what a critic said of it where the catalog has that
         fact = _kind([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
-        template = f"It's {fact}."
+        critic = _critic(item)
+        template = f"It's {fact}." + (f' A critic called it "{critic}"' if critic else "")
+        fact += f'; a critic said: "{critic}"' if critic else ""
     points = [f"answer their question about {item.display}: it is {fact}"]
     if topic == "people" and people:
         keys: tuple[str, ...] = tuple(people)
-    elif item.description:  # the words that carry what it is about ("weatherman", "relives")
+    elif plot:  # the words that carry what it is about ("weatherman", "relives")
         keys = tuple(dict.fromkeys(w for w in re.findall(r"[a-z]{5,}", fact.lower()) if w not in PLAIN_WORDS))
     else:
         keys = tuple(g.lower() for g in item.genres)
@@ -235,8 +244,9 @@ def seeker_content(
     if recommended is None:
         return _reveal(acts, state, ledger, domain, rng)
     if inquire:
-        topic = "people" if _people(recommended) and (rng.random() < 0.5 or not recommended.description) else (
-            "plot" if recommended.description else "kind")  # a question the catalog's facts can answer
+        plot = bool(_plot(recommended))
+        topic = "people" if _people(recommended) and (rng.random() < 0.5 or not plot) else (
+            "plot" if plot else "kind")  # a question the catalog's facts can answer
         point, template = {
             "people": (f"ask who is in {recommended.title}", f"Who's in {recommended.title}?"),
             "plot": (f"ask what {recommended.title} is about", f"What's {recommended.title} about?"),

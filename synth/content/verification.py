@@ -40,12 +40,15 @@ _OTHER_WANTS = {
     "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b", re.IGNORECASE),
     "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for)\b"
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
-                              r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b",
+                              r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
+                              r"|\bI(?:'d| would) like (?:a|an|some|something)\b|\bI saw\b|\bany other recommendations\b"
+                              r"|\blet's watch\b|\bwatch it together\b",
                               re.IGNORECASE),
 }
 # a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen"
 _RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
-                         r"|\bhave you (?:seen|watched)\b"
+                         r"|\bI (?:can't|cannot|can|could|won't) (?:really )?(?:recommend|suggest)\b"
+                         r"|\bwhat (?:else )?to (?:suggest|recommend)\b|\bhelp (?:you )?find\b|\bhave you (?:seen|watched)\b"
                          r"|\bwill (?:captivate|delight|thrill|amaze|keep) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
                          re.IGNORECASE)
 # a seeker judging a movie it has not seen ("I didn't enjoy it", "not my favorite"), or denying one it has
@@ -58,10 +61,12 @@ _GREETING = re.compile(r"^\W*(?:hi|hello|hey|greetings|good (?:morning|afternoon
 _PRAISE = re.compile(r"\b(?:great|good|excellent|nice|perfect|wonderful|fantastic) (?:choice|pick|suggestion|idea|start)\b",
                      re.IGNORECASE)
 _THEY = re.compile(r"\bthey(?:'re|'ve|'d)?\s+(?:are\s+|were\s+)?(?:want|wanted|wants|looking|asking|asked|mentioned|said|"
-                   r"chose|like|liked|love|loved|enjoy|enjoyed|prefer|need|hoping|seem)\b|\bthe (?:seeker|user|other person)\b",
+                   r"chose|like|liked|love|loved|enjoy|enjoyed|prefer|need|hoping|seem|'d rather)\b"
+                   r"|\b(?:do|does|would|are|did|will) they (?:have|want|like|prefer|need)\b|\bthe (?:seeker|user|other person)\b",
                    re.IGNORECASE)
 _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|wife|husband|girlfriend|boyfriend|date)\b"
-                      r"|\bwith (?:friends|family)\b", re.IGNORECASE)
+                      r"|\bwith (?:friends|family)\b|\b(?:is|does) anyone\b|\beveryone\b|\byou (?:guys|all)\b",
+                      re.IGNORECASE)
 _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]")

@@ -128,6 +128,8 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
         "What is Notting Hill like, a comedy?": "asks_about_its_pick",
         "How about Notting Hill?a sweet comedy.": "garbled",
         "How about Notting Hill? A comedy I'll watch tonight.": "takes_the_other_side",
+        "Notting Hill! I'd like a comedy too.": "takes_the_other_side",
+        "Do they have a favorite? Notting Hill is a comedy.": "speaks_of_them",
         "How about Notting Hill? A comedy about a spy in Paris.": "invents_a_plot",  # the offer gives no plot
     }
     for text, slip in slips.items():
@@ -139,6 +141,7 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
     assert "claims_a_viewing" in [d.name for d in verify("Heat was not my favorite, I want a comedy.", unseen, seeker)]
     assert "takes_the_other_side" in [d.name for d in verify("I don't recommend Heat: I want a comedy.", unseen, seeker)]
     assert "claims_a_viewing" in [d.name for d in verify("I don't like Heat. I want a comedy.", unseen, seeker)]
+    assert "takes_the_other_side" in [d.name for d in verify("I can't recommend Heat: I want a comedy.", unseen, seeker)]
     plot = recommender_content(("R-ANS",), Ledger(question="plot"), DOMAIN, content_rng(6), about=items["t"])
     assert verify("A weatherman relives one day until he gets it right.", plot, later) == []
     assert [d.name for d in verify("That sounds fun! Want to watch it tonight?", plot, later)] == ["leaves_out_content"]
@@ -158,6 +161,21 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
     assert miss.template.startswith("It's not a comedy movie or from the 1990s, but how about The Shining?")
     told_all = Ledger(asked=["more"], told={a: ("x",) for a in ("genre", "mood", "era", "example")})
     assert seeker_content(("ANS",), state, told_all, DOMAIN, content_rng(2)).template == "No, that's about it."
+
+
+def test_a_movie_whose_catalog_tells_no_story_is_asked_and_answered_about_its_kind(state):
+    """MovieLens's descriptions list the genres, tags and a critic's words, no plot: the seeker asks what kind
+    of movie it is, and the answer gives the kind, the year and the critic's words, never a story."""
+    quiet = Item(id="q", title="City Hall", year=1996, genres=["Drama", "Thriller"],
+                 description='Drama, Thriller. A critic: "Its chief pleasure is the acting of the big cast."')
+    asked = seeker_content(("INQ",), state, Ledger(), DOMAIN, content_rng(0), recommended=quiet, inquire=True)
+    assert asked.asks_about == "kind" and asked.template == "What kind of movie is City Hall?"
+    asked.record(ledger := Ledger())
+    answer = recommender_content(("R-ANS",), ledger, DOMAIN, content_rng(6), about=quiet)
+    assert answer.template == 'It\'s a drama and thriller movie from 1996. A critic called it "Its chief pleasure is the acting of the big cast."'
+    assert answer.say_any == ("drama", "thriller")
+    later = ReplyContext("recommender", items=(quiet,), own_earlier=("Hi!",))
+    assert "invents_a_plot" in [d.name for d in verify("City Hall is a drama about a mayor's scandal.", answer, later)]
 
 
 def test_a_model_that_words_nothing_right_leaves_every_turn_to_its_template(catalog, reviews):
