@@ -1,29 +1,28 @@
 """Is the benchmark able to see a gain? A planted positive and a planted negative from one training set
 (`synth benchmark --planted`): the set split in two seeded halves; trained on one half against both halves (real
-data added: a gain every baseline that learns from data should show) and against the half plus the other half with
-its item mentions shuffled across dialogues (the same words and items, the links between what a seeker says and
-what is recommended broken: no gain to see). The half-width of each positive's paired interval is the smallest
-gain that baseline can tell from zero at these test sizes."""
+data added: a gain every baseline that learns from dialogues should show) and against the half plus the other half
+with its recommender turns, and the movies they mention, shuffled across dialogues (the same words, the same items
+recommended as often, but what a seeker says no longer leads to the reply and the movie it gets: nothing to gain
+for a model that reads the dialogue). The half-width of each positive's paired interval is the smallest gain that
+baseline can tell from zero at these test sizes."""
 
 from __future__ import annotations
 
+import hashlib
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from synth.benchmarks.crs.datasets import BenchmarkDataset, Conversation, Utterance
-from synth.benchmarks.crs.items import ItemSpace
-from synth.data.movielens import split_title
+from synth.benchmarks.crs.datasets import BenchmarkDataset, Conversation
 from synth.errors import SynthError
 
 HALF, BOTH, SHUFFLED = "half", "both", "shuffled"
 
 
-def planted_sets(dataset: BenchmarkDataset, space: ItemSpace, seed: int) -> list[BenchmarkDataset]:
+def planted_sets(dataset: BenchmarkDataset, seed: int) -> list[BenchmarkDataset]:
     """The three training sets of the instrument: `half` (a seeded half of `dataset`'s dialogues), `both` (that
-    half, then the other), `shuffled` (that half, then the other with its mentions shuffled)."""
+    half, then the other), `shuffled` (that half, then the other with its replies shuffled across dialogues)."""
     conversations = dataset.conversations
     if len(conversations) < 4:
         raise SynthError(f"--planted needs a training set of at least 4 dialogues; '{dataset.label}' has "
@@ -33,40 +32,25 @@ def planted_sets(dataset: BenchmarkDataset, space: ItemSpace, seed: int) -> list
     cut = len(order) // 2
     first = [conversations[i] for i in sorted(order[:cut])]
     second = [conversations[i] for i in sorted(order[cut:])]
-    shuffled = shuffle_mentions(second, space, seed)
+    shuffled = shuffle_replies(second, seed)
 
     def named(label: str, added: list[Conversation]) -> BenchmarkDataset:
-        return replace(dataset, label=label, conversations=first + added,
-                       fingerprint=f"{dataset.fingerprint}:planted:{label}:{seed}")
+        conversations = first + added  # a fitted model is cached under its data's digest, not under the label
+        digest = hashlib.sha256(repr([(c.id, c.utterances) for c in conversations]).encode()).hexdigest()
+        return replace(dataset, label=label, conversations=conversations, fingerprint=f"planted:{digest}")
 
     return [named(HALF, []), named(BOTH, second), named(SHUFFLED, shuffled)]
 
 
-def shuffle_mentions(conversations: Sequence[Conversation], space: ItemSpace, seed: int) -> list[Conversation]:
-    """`conversations` with every item mention moved to a random place among all of their mentions (seeded): each
-    utterance keeps its words and its number of mentions, each item its number of mentions, but an utterance now
-    names items from other dialogues; the text names the new item where it named the old one."""
-    mentions = [item for conversation in conversations for utterance in conversation.utterances for item in utterance.items]
-    random.Random(f"planted-shuffle-{seed}").shuffle(mentions)
-    drawn = iter(mentions)
-    shuffled = []
-    for conversation in conversations:
-        utterances = []
-        for utterance in conversation.utterances:
-            new_items = tuple(next(drawn) for _ in utterance.items)
-            text = utterance.text
-            for old, new in zip(utterance.items, new_items):
-                text = _renamed(text, space.items[old].title, space.items[new].display)
-            utterances.append(Utterance(utterance.role, text, new_items))
-        shuffled.append(Conversation(f"{conversation.id}:shuffled", tuple(utterances)))
-    return shuffled
-
-
-def _renamed(text: str, old_title: str, new_name: str) -> str:
-    """`text` with the first naming of `old_title` (with or without its year) replaced by `new_name`."""
-    title = split_title(old_title)[0]
-    pattern = re.compile(rf"(?<!\w){re.escape(title)}(?:\s*\(\d{{4}}\))?(?!\w)", re.IGNORECASE)
-    return pattern.sub(lambda _: new_name, text, count=1)
+def shuffle_replies(conversations: Sequence[Conversation], seed: int) -> list[Conversation]:
+    """`conversations` with every recommender utterance (its words and the items it names) moved to a random
+    recommender place among all of theirs (seeded): the seekers' turns stay, each reply and each recommended item
+    is there as often as before, but every reply now answers another dialogue's seeker."""
+    replies = [u for conversation in conversations for u in conversation.utterances if u.role == "recommender"]
+    random.Random(f"planted-shuffle-{seed}").shuffle(replies)
+    drawn = iter(replies)
+    return [Conversation(f"{c.id}:shuffled", tuple(next(drawn) if u.role == "recommender" else u for u in c.utterances))
+            for c in conversations]
 
 
 def instrument(comparisons: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -78,7 +78,7 @@ def run_benchmark(
     if settings.planted:
         if len(train_sets) != 1:
             raise SynthError(f"--planted splits one training set; {len(train_sets)} were given")
-        train_sets = planted_sets(train_sets[0], space, settings.seed)
+        train_sets = planted_sets(train_sets[0], settings.seed)
     # Every title is in the space now: its size is fixed from here on.
     setup = Setup(space, settings.seed, settings.embedding_model, settings.llm, settings.progress, settings.cache_dir,
                   settings.lm)

@@ -54,7 +54,7 @@ def benchmark(
     ),
     planted: bool = typer.Option(
         False, "--planted", help="crs: check the instrument on the one --train set: trained on a seeded half of it "
-        "against both halves (a planted gain) and against the half plus the other half with its item mentions "
+        "against both halves (a planted gain) and against the half plus the other half with its recommender turns "
         "shuffled across dialogues (nothing to gain); the smallest gain each baseline can see."
     ),
     llm_cases: int = typer.Option(
