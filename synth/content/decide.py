@@ -81,8 +81,8 @@ def _plot(item: Item) -> str:
         return ""
     if len(first) <= FACT_CHARS:
         return first
-    clause = first[:FACT_CHARS].rfind(", ")
-    return first[:clause] if clause > FACT_CHARS // 2 else first[:FACT_CHARS].rsplit(" ", 1)[0]
+    clause = first.find(", ", FACT_CHARS // 2, FACT_CHARS)  # the first clause that ends past half the room
+    return first[:clause] if clause > 0 else first[:FACT_CHARS].rsplit(" ", 1)[0]
 
 
 def _critic(item: Item) -> str:

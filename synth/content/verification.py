@@ -37,7 +37,8 @@ _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![
 # a speaker taking the other's place: a seeker telling what "you wanted", a recommender what "I wanted"; a
 # recommender speaking of its own viewing of what it offers ("I haven't seen it", "I've seen Heat")
 _OTHER_WANTS = {
-    "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b", re.IGNORECASE),
+    "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b"
+                         r"|\byou said you\b", re.IGNORECASE),
     "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for)\b"
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
@@ -69,7 +70,10 @@ _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|w
                       re.IGNORECASE)
 _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
-_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]")
+# shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?"
+_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as)\b")
+# moves where praise for a choice is out of place: the recommender's but its goodbye, the seeker's before any offer
+PRAISE_OUT_OF_PLACE = {("recommender", "ask"), ("recommender", "offer"), ("recommender", "answer"), ("seeker", "reveal")}
 # the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?")
 _ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
                             r"|\bwhat (?:is|are|'s) .{0,60}\blike\b|\bdo you have a preference\b|\bwhat would you like\b",
@@ -141,7 +145,7 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
     move, found = decided.content.move, []
     checks = [
         ("greets_again", _GREETING if context.own_earlier else None),
-        ("praises_no_choice", _PRAISE if context.role == "recommender" and move != "close" else None),
+        ("praises_no_choice", _PRAISE if (context.role, move) in PRAISE_OUT_OF_PLACE else None),
         ("speaks_of_them", _THEY), ("invents_company", _COMPANY), ("garbled", _GARBLED),
     ]
     for name, pattern in checks:

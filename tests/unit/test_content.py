@@ -127,6 +127,7 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
         "How about Notting Hill? Do you know what it's about?": "asks_about_its_pick",
         "What is Notting Hill like, a comedy?": "asks_about_its_pick",
         "How about Notting Hill?a sweet comedy.": "garbled",
+        "Not from 1970s. Maybe worth looking. Has seen Notting Hill? A comedy.": "garbled",
         "How about Notting Hill? A comedy I'll watch tonight.": "takes_the_other_side",
         "Notting Hill! I'd like a comedy too.": "takes_the_other_side",
         "Do they have a favorite? Notting Hill is a comedy.": "speaks_of_them",
