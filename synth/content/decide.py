@@ -175,8 +175,8 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
               rng.choice(FITS if found else IS).format(why=why)]
     template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
     if unmet:  # nothing of what they asked for among the candidates: say so rather than pretend it fits
-        points.insert(0, f"say it is not {unmet}, but may still be worth a look")
-        template = f"It's not {unmet}, but " + template[0].lower() + template[1:]
+        points.insert(0, f"say you have no {unmet} to offer right now, so you suggest this one instead")
+        template = f"I don't have {_a(unmet)} right now, but " + template[0].lower() + template[1:]
     if "EXP-I" in acts and (plot := _plot(item)):
         points.append(f"say what it is about: {plot}")
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
@@ -188,14 +188,19 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
 
 
 def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
-    """What the seeker asked for that `item` is not ('a horror movie', 'from the 1970s'), joined; '' if nothing.
-    A genre counts only when the item has none of the genres told."""
+    """What the seeker asked for that `item` is not, as one kind ('horror movie from the 1970s', 'movie from the
+    1970s'); '' if nothing. A genre counts only when the item has none of the genres told."""
     told = ledger.told.get("genre", ())
-    unmet = [_kind(told[:1], domain)] if told and not {g.lower() for g in item.genres} & {g.lower() for g in told} else []
-    era = ledger.told.get("era", ())
-    if era and item.year and era_of(item.year) not in era:
-        unmet.append(era[0])
-    return " or ".join(unmet)
+    genre = told[0] if told and not {g.lower() for g in item.genres} & {g.lower() for g in told} else ""
+    told_era = ledger.told.get("era", ())
+    era = told_era[0] if told_era and item.year and era_of(item.year) not in told_era else ""
+    if not genre and not era:
+        return ""
+    return " ".join(part for part in (genre, domain.noun, era.replace("a recent one", "that is recent")) if part)
+
+
+def _a(phrase: str) -> str:
+    return f"{'an' if phrase[0] in 'aeiou' else 'a'} {phrase}"
 
 
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:

@@ -42,13 +42,14 @@ _OTHER_WANTS = {
     "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for)\b"
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
-                              r"|\bI(?:'d| would) like (?:a|an|some|something)\b|\bI saw\b|\bany other recommendations\b"
-                              r"|\blet's watch\b|\bwatch it together\b",
+                              r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
+                              r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b",
                               re.IGNORECASE),
 }
 # a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen"
 _RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
-                         r"|\bI (?:can't|cannot|can|could|won't) (?:really )?(?:recommend|suggest)\b"
+                         r"|\bI (?:can't|cannot|can|could|won't|wouldn't|would not) (?:really )?(?:recommend|suggest)\b"
+                         r"|\b(?:a good|the right) (?:choice|pick) for you\b|\bI'll (?:look|search) for\b"
                          r"|\bwhat (?:else )?to (?:suggest|recommend)\b|\bhelp (?:you )?find\b|\bhave you (?:seen|watched)\b"
                          r"|\bwill (?:captivate|delight|thrill|amaze|keep) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
                          re.IGNORECASE)

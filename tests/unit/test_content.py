@@ -158,8 +158,8 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
     assert recommender_content(("REQ",), ledger, DOMAIN, content_rng(1)).asks_about != "genre"
     ledger.told["era"] = ("from the 1990s",)
     miss = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(1), candidates=[items["h"]])
-    assert miss.content.points[0] == "say it is not a comedy movie or from the 1990s, but may still be worth a look"
-    assert miss.template.startswith("It's not a comedy movie or from the 1990s, but how about The Shining?")
+    assert miss.content.points[0] == "say you have no comedy movie from the 1990s to offer right now, so you suggest this one instead"
+    assert miss.template.startswith("I don't have a comedy movie from the 1990s right now, but how about The Shining?")
     told_all = Ledger(asked=["more"], told={a: ("x",) for a in ("genre", "mood", "era", "example")})
     assert seeker_content(("ANS",), state, told_all, DOMAIN, content_rng(2)).template == "No, that's about it."
 
