@@ -36,23 +36,12 @@ from synth.benchmarks.perf.utterances import MODEL, SOURCES, arm_utterances, pla
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
 from synth.modes import review_index
+from synth.rating.protocols import CATEGORIES
 from synth.records import DialogueRecord, Item, Review, verdict
 from synth.runs.folder import RunFolder
 from synth.runs.records import iter_records
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-# what the reader notes, turn by turn (the categories of docs/measurements.md's audit)
-CATEGORIES = {
-    "unsaid_reference": "a reference to something never said",
-    "other_role": "speaking as the other role",
-    "unnamed_recommendation": "a recommendation that names nothing",
-    "target_given_away": "the target given away",
-    "question_asks_nothing": "a planned question that asks nothing",
-    "early_goodbye": "thanks or goodbye before any recommendation",
-    "false_fact": "a false fact about a real movie",
-    "wrong_acceptance": "a wrong acceptance (said or decided)",
-    "out_of_place": "anything else out of place (non-sequiturs, garbled or cut text, questions ignored)",
-}
 SIDES = {"today": (), "new": ("--wording", "decided")}  # side -> the options its arms add
 
 

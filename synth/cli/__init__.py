@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import typer
 
-from synth.cli import acts, benchmark, data, doctor, evaluate, exports, filter, generate, merge, report, stats
+from synth.cli import acts, benchmark, data, doctor, evaluate, exports, filter, generate, merge, rate, report, stats
 from synth.cli.errors import one_line_errors
 
 app = typer.Typer(
@@ -24,6 +24,8 @@ acts_app = typer.Typer(help="Dialogue acts: the IARD-trained act tagger and sati
 app.add_typer(acts_app, name="acts")
 data_app = typer.Typer(help="Public datasets synth reads: list, fetch into a per-user cache, verify.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
+rate_app = typer.Typer(help="Human evaluation: blind rating pages for raters, then their ratings scored.", no_args_is_help=True)
+app.add_typer(rate_app, name="rate")
 
 
 @app.callback()
@@ -52,3 +54,5 @@ for name, command in [
 register(acts_app, "train", acts.train)
 for name, command in [("list", data.list_datasets), ("fetch", data.fetch), ("verify", data.verify)]:
     register(data_app, name, command)
+for name, command in [("pages", rate.pages), ("score", rate.score)]:
+    register(rate_app, name, command)

@@ -33,11 +33,15 @@ def report(
     no_similarity: bool = typer.Option(False, "--no-similarity", help="Skip the inter-dialogue similarity."),
     per_message: bool = typer.Option(False, "--per-message", help=PER_MESSAGE_HELP),
     fidelity_resamples: int = typer.Option(1000, min=10, help=FIDELITY_RESAMPLES_HELP),
+    ratings: Optional[Path] = typer.Option(
+        None, "--ratings", help="Scored human ratings (`synth rate score --out`) [default: RUN/rating_scores.json, "
+        "when there]."
+    ),
     progress: bool = progress_option(),
 ) -> None:
     """One self-contained HTML page: the run's model, prompts and cost, its statistics beside other datasets,
     the filter's drops with their reasons, dialogue acts (with each column's act fidelity to the first compared
-    human dataset), and a dialogue browser."""
+    human dataset), scored human ratings (`synth rate`), and a dialogue browser."""
     from synth.report.build import ReportOptions, write_report
     from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL
 
@@ -52,6 +56,7 @@ def report(
         unit="message" if per_message else "turn",
         fidelity_resamples=fidelity_resamples,
         progress=progress,
+        ratings=ratings,
     )
     summary = write_report(run, out or run / "report.html", options)
     shown = f"{summary.dialogues_shown:,} of {summary.dialogues_total:,}"

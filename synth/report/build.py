@@ -21,8 +21,16 @@ from synth.errors import InputError
 from synth.report.dialogue_views import DialogueView, dialogue_view
 from synth.report.run_files import dialogue_count, open_run, report_items, reported_dialogues, run_corpora
 from synth.report.run_overview import overview
-from synth.report.sections import ActsSection, acts_section, filter_section, stats_section
+from synth.report.sections import (
+    ActsSection,
+    RatingSection,
+    acts_section,
+    filter_section,
+    rating_section,
+    stats_section,
+)
 from synth.runs.folder import RunFolder
+from synth.runs.layout import RATING_SCORES_FILE
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +50,7 @@ class ReportOptions:
     unit: Unit = "turn"  # what an utterance is: a speaker's turn (consecutive messages merged), or each message
     fidelity_resamples: int = RESAMPLES  # bootstrap resamples of the fidelity's intervals
     progress: bool = False  # a bar (count and ETA) while the datasets are measured
+    ratings: Path | None = None  # scored human ratings; None: the run folder's rating_scores.json, if any
 
 
 @dataclass
@@ -79,6 +88,7 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
         dropped=[d for d in dialogues if d.status == "dropped"],
         acts=acts,
         acts_note=ACTS_HINT,
+        ratings=_ratings(run, options.ratings),
         dialogues=dialogues,
         total=total,
         seed=options.seed,
@@ -123,6 +133,12 @@ def _acts(corpora: list[Corpus], reference: int | None, options: ReportOptions) 
         return None
     return acts_section(corpora, options.acts_model, unit=options.unit, reference=reference,
                         resamples=options.fidelity_resamples, seed=options.seed)
+
+
+def _ratings(run: Path, given: Path | None) -> RatingSection | None:
+    """The rating section from the scores given, else from the run folder's own, else none."""
+    found = given or run / RATING_SCORES_FILE
+    return rating_section(found) if given is not None or found.exists() else None
 
 
 def _environment() -> jinja2.Environment:

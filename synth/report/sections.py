@@ -1,5 +1,5 @@
-"""The report's measured sections: dataset statistics beside the compared datasets, the filter report and
-the dialogue acts, each as table rows and plots embedded as PNG data URIs."""
+"""The report's measured sections: dataset statistics beside the compared datasets, the filter report, the
+dialogue acts and the scored human ratings, each as table rows and plots embedded as PNG data URIs."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from synth.analysis.stats.table import (
     stats_caption,
 )
 from synth.data.dialogues import Unit
+from synth.rating.scores import read_scores
+from synth.rating.tables import rating_tables
 from synth.runs.filtering import FilterReport, FilterRow
 
 PLOT_TITLES = {
@@ -65,6 +67,12 @@ class FilterSection(BaseModel):
 class ActsSection(BaseModel):
     tables: list[Table]
     plot: Plot
+
+
+class RatingSection(BaseModel):
+    source: str  # the scores file
+    summary: str
+    tables: list[tuple[str, Table]]  # title, table
 
 
 def png_uri(path: Path) -> Plot:
@@ -150,3 +158,12 @@ def _drop_plot(filters: dict[str, FilterRow]) -> Plot:
     axis.legend(fontsize="small", loc="lower right")
     with tempfile.TemporaryDirectory() as folder:
         return png_uri(save_figure(figure, Path(folder) / "filter_drops.png"))
+
+
+def rating_section(path: Path) -> RatingSection:
+    """The scored human ratings of `synth rate score --out` (#65): its tables, a column per source or outcome."""
+    scores = read_scores(path)
+    tables = [(table.title, Table(columns=table.header[1:], rows=[(row[0], row[1:]) for row in table.rows],
+                                  caption=table.caption)) for table in rating_tables(scores)]
+    summary = f"{scores.rated} of {scores.items} items rated by {len(scores.raters)} raters, {scores.protocol}"
+    return RatingSection(source=str(path), summary=summary, tables=tables)

@@ -14,6 +14,7 @@ FILTER_REPORT_FILE = "filter_report.json"  # what the filters did
 SHARDS_DIR = "shards"  # a Ray run's shard folders, each a run folder of its own
 EXPORT_MARKER = "synth_export.json"  # an export folder's format, files and findings (synth export)
 PLAN_FILE = "plan.json"  # in SHARDS_DIR: how the Ray run is split
+RATING_SCORES_FILE = "rating_scores.json"  # scored human ratings (synth rate score --out), shown by synth report
 
 
 def dialogues_file(path: Path) -> Path:
