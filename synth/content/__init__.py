@@ -11,7 +11,9 @@ in the order a turn runs them:
    catalog, the planned move and the ledger: which taste the recommender asks about, which values the seeker
    reveals, which candidate is offered and why (its catalog facts that match what the seeker said), how the
    seeker reacts to it, what the recommender answers. The recommender's side reads only the ledger, never the
-   seeker's state. Its words, the ways of asking and of saying why an offer fits, are in `synth.content.phrases`.
+   seeker's state. Its words, the ways of asking and of saying why an offer fits, are in
+   `synth.content.phrases`; what the catalog says of an item (its plot, a critic's words, its people, its kind),
+   in `synth.content.facts`.
 3. **wording** (`synth.content.wording`): a short prompt (the content, the speaker's role, its way of talking)
    for one short reply; and the content's own template sentence, for when no reply says it.
 4. **verification** (`synth.content.verification`): the reply says the content (its titles) and nothing the

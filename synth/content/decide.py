@@ -12,13 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from synth.content.facts import critic_of, joined, kind_of, people_of, plot_of, with_article
 from synth.content.phrases import ASK_KEYS, ASK_TOPICS, FITS, IS, NO_PREFERENCE, PLAIN_WORDS, SEEN_KEYS, TOPIC_KEYS
 from synth.content.state import ATTRIBUTES, Ledger, Opinion, SeekerState
 from synth.domain import Domain
 from synth.records import Item, TurnContent
 from synth.target_hints import era_of
-
-FACT_CHARS = 140  # characters of an item's description given as a fact at most
 
 
 @dataclass
@@ -70,42 +69,6 @@ def asked_in(text: str) -> str | None:
 def content_rng(seed: int) -> random.Random:
     """The random draws of one turn's content (its turn seed): the same turn decides the same content."""
     return random.Random(f"content:{seed}")
-
-
-def _plot(item: Item) -> str:
-    """What the item is about: its description's first sentence (FACT_CHARS at most); '' where the description
-    tells no story (none, or MovieLens's, which opens with the genres list: "Drama, Thriller. A critic: ...")."""
-    text = " ".join(item.description.split())
-    first = text.split(". ")[0].rstrip(".")
-    if not first or first.lower() == ", ".join(g.lower() for g in item.genres):
-        return ""
-    if len(first) <= FACT_CHARS:
-        return first
-    clause = first.find(", ", FACT_CHARS // 2, FACT_CHARS)  # the first clause that ends past half the room
-    return first[:clause] if clause > 0 else first[:FACT_CHARS].rsplit(" ", 1)[0]
-
-
-def _critic(item: Item) -> str:
-    """A critic's quote the description holds (Rotten Tomatoes', on `movielens+rt`), if short; else ''."""
-    found = re.search(r'A critic: "([^"]{10,120})"', item.description)
-    return found.group(1) if found else ""
-
-
-def _people(item: Item) -> list[str]:
-    return [*item.directors, *item.cast]
-
-
-def _join(values: Sequence[str], word: str = "and") -> str:
-    values = list(values)
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" {word} " + values[-1]
-
-
-def _kind(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
-    """'a comedy and romance movie' ('an action movie'); the domain's noun alone without genres."""
-    if not genres:
-        return domain.a_noun
-    phrase = f"{_join(genres, word)} {domain.noun}"
-    return f"{'an' if phrase[0] in 'aeiou' else 'a'} {phrase}"
 
 
 def _words(domain: Domain) -> dict[str, str]:
@@ -167,7 +130,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     genres = [g.lower() for g in item.genres]
     matched_genres = [g for g in genres if g in found]
     others = [value for value in found if value not in matched_genres]
-    why = _kind(matched_genres or genres, domain) + "".join(
+    why = kind_of(matched_genres or genres, domain) + "".join(
         f" {value}" if value.startswith("from") else f", {value}" for value in others)
     asks_seen = "REC-E" in acts
     unmet = _unmet(item, ledger, domain)
@@ -176,13 +139,13 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
     if unmet:  # nothing of what they asked for among the candidates: say so rather than pretend it fits
         points.insert(0, f"say you have no {unmet} to offer right now, so you suggest this one instead")
-        template = f"I don't have {_a(unmet)} right now, but " + template[0].lower() + template[1:]
-    if "EXP-I" in acts and (plot := _plot(item)):
+        template = f"I don't have {with_article(unmet)} right now, but " + template[0].lower() + template[1:]
+    if "EXP-I" in acts and (plot := plot_of(item)):
         points.append(f"say what it is about: {plot}")
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
     if liked:
         points.append(f"say it may please someone who loved {liked}")
-    return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=_people(item)), template,
+    return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=people_of(item)), template,
                    item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
                    say_any=tuple(found or genres))
 
@@ -199,28 +162,24 @@ def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
     return " ".join(part for part in (genre, domain.noun, era.replace("a recent one", "that is recent")) if part)
 
 
-def _a(phrase: str) -> str:
-    return f"{'an' if phrase[0] in 'aeiou' else 'a'} {phrase}"
-
-
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:
     """The answer to the seeker's question about `item`: catalog facts only (people where the catalog lists
     them, else what it is about)."""
-    people = _people(item)
+    people = people_of(item)
     if topic == "people" and people:
         credits = []
         if item.directors:
-            credits.append(f"{domain.directors_label} {_join(item.directors[:1])}")
+            credits.append(f"{domain.directors_label} {joined(item.directors[:1])}")
         if item.cast:
-            credits.append(f"{domain.cast_label} {_join(item.cast[:2])}")
+            credits.append(f"{domain.cast_label} {joined(item.cast[:2])}")
         fact = ", ".join(credits)
         template = f"It's {fact}."
-    elif plot := _plot(item):
+    elif plot := plot_of(item):
         fact = plot
-        template = f"It's {_kind([g.lower() for g in item.genres], domain)}: {fact[0].lower()}{fact[1:]}."
+        template = f"It's {kind_of([g.lower() for g in item.genres], domain)}: {fact[0].lower()}{fact[1:]}."
     else:  # no story to tell: what kind of movie it is, and what a critic said of it where the catalog has that
-        fact = _kind([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
-        critic = _critic(item)
+        fact = kind_of([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
+        critic = critic_of(item)
         template = f"It's {fact}." + (f' A critic called it "{critic}"' if critic else "")
         fact += f'; a critic said: "{critic}"' if critic else ""
     points = [f"answer their question about {item.display}: it is {fact}"]
@@ -249,8 +208,8 @@ def seeker_content(
     if recommended is None:
         return _reveal(acts, state, ledger, domain, rng)
     if inquire:
-        plot = bool(_plot(recommended))
-        topic = "people" if _people(recommended) and (rng.random() < 0.5 or not plot) else (
+        plot = bool(plot_of(recommended))
+        topic = "people" if people_of(recommended) and (rng.random() < 0.5 or not plot) else (
             "plot" if plot else "kind")  # a question the catalog's facts can answer
         point, template = {
             "people": (f"ask who is in {recommended.title}", f"Who's in {recommended.title}?"),
@@ -330,17 +289,17 @@ def value_keys(value: str) -> tuple[str, ...]:
 def _want(attribute: str, values: Sequence[str], domain: Domain) -> tuple[str, str]:
     """(point, sentence) saying the seeker wants `values` of `attribute`."""
     if attribute == "genre":
-        kind = _kind(values, domain, "or")
+        kind = kind_of(values, domain, "or")
         return f"say you want {kind}", f"I'm in the mood for {kind}."
     if attribute == "mood":
-        return f"say you want something {_join(values)}", f"Something {_join(values)} would be perfect."
+        return f"say you want something {joined(values)}", f"Something {joined(values)} would be perfect."
     return f"say you would like one {values[0]}", f"Ideally one {values[0]}."
 
 
 def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
     """Yes to the target, naming what matched what it wants; it has never seen it."""
     genres = [g.lower() for g in item.genres if g.lower() in state.wants.genres] or [g.lower() for g in item.genres]
-    why = _kind(genres[:2], domain).split(" ", 1)[1]
+    why = kind_of(genres[:2], domain).split(" ", 1)[1]
     reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
                          f"say what you like about it: {why}"))
     points = [f"say yes, you will {domain.verb} {item.display}", reason]
@@ -368,14 +327,14 @@ def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger
         keys = (disliked[0],)
         told = {}
     elif state.wants.genres and not set(genres) & set(state.wants.genres):
-        wanted = _kind(state.wants.genres[:2], domain, "or")
+        wanted = kind_of(state.wants.genres[:2], domain, "or")
         points = [f"say no to {item.display}: you want {wanted}, and it is not one"]
         template = f"Not {item.title}, I think: I'm after {wanted}."
         keys = state.wants.genres[:2]
         told = {"genre": keys}
     elif missing := [g for g in state.wants.genres if g not in genres]:
-        points = [f"say no to {item.display}: you would like it to be more of {_kind(missing[:1], domain)}"]
-        template = f"{item.title} isn't quite it: I'd like something more like {_kind(missing[:1], domain)}."
+        points = [f"say no to {item.display}: you would like it to be more of {kind_of(missing[:1], domain)}"]
+        template = f"{item.title} isn't quite it: I'd like something more like {kind_of(missing[:1], domain)}."
         keys = (missing[0],)
         told = {"genre": keys}
     elif state.wants.era and item.year and era_of(item.year) != state.wants.era:
