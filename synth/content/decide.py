@@ -38,6 +38,7 @@ class Decided:
     asks_about: str | None = None  # the recommender's question: the attribute; the seeker's: the topic
     say_any: tuple[str, ...] = ()  # the content's key words: the words must say one of them (synth.content.keys)
     seen: bool = False  # the seeker has seen `item` (its own opinion is in the content)
+    unmet: str = ""  # an offer's: what the seeker asked for that the item is not ("horror movie from the 1970s")
 
     def record(self, ledger: Ledger) -> None:
         """Write what this turn said into the conversation's ledger."""
@@ -135,7 +136,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     asks_seen = "REC-E" in acts
     unmet = _unmet(item, ledger, domain)
     points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
-              rng.choice(FITS if found else IS).format(why=why)]
+              rng.choice(FITS if found and not unmet else IS).format(why=why)]
     template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
     if unmet:  # nothing of what they asked for among the candidates: say so rather than pretend it fits
         points.insert(0, f"say you have no {unmet} to offer right now, so you suggest this one instead")
@@ -147,7 +148,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
         points.append(f"say it may please someone who loved {liked}")
     return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=people_of(item)), template,
                    item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
-                   say_any=tuple(found or genres))
+                   say_any=tuple(found or genres), unmet=unmet)
 
 
 def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:

@@ -73,6 +73,9 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|thei
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?"
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as)\b")
+# an offer claiming to fit what was asked, where the content says it does not
+_FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
+                   re.IGNORECASE)
 # moves where praise for a choice is out of place: the recommender's but its goodbye, the seeker's before any offer
 PRAISE_OUT_OF_PLACE = {("recommender", "ask"), ("recommender", "offer"), ("recommender", "answer"), ("seeker", "reveal")}
 # the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?")
@@ -112,6 +115,8 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     found += _out_of_place(text, decided, context)
     if content.move == "reveal" and decided.example and (takes := _TAKES_EXAMPLE.search(text)):
         found.append(Defect("takes_the_example", takes.group(0)))
+    if content.move == "offer" and decided.unmet and (fit := _FITS.search(text)):
+        found.append(Defect("claims_a_fit", fit.group(0)))
     if content.move in ("offer", "answer") and decided.item is not None:
         found += [Defect("gives_another_genre", genre) for genre in _other_genres(text, decided, context)]
     given = " ".join([*content.points, *content.titles, decided.template])

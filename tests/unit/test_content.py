@@ -160,6 +160,9 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
     miss = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(1), candidates=[items["h"]])
     assert miss.content.points[0] == "say you have no comedy movie from the 1990s to offer right now, so you suggest this one instead"
     assert miss.template.startswith("I don't have a comedy movie from the 1990s right now, but how about The Shining?")
+    context = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",))
+    assert [d.name for d in verify("The Shining fits your criteria perfectly: a horror movie.", miss, context)] == ["claims_a_fit"]
+    assert verify("No comedy from the 90s here, sorry, but The Shining is a great horror movie.", miss, context) == []
     told_all = Ledger(asked=["more"], told={a: ("x",) for a in ("genre", "mood", "era", "example")})
     assert seeker_content(("ANS",), state, told_all, DOMAIN, content_rng(2)).template == "No, that's about it."
 

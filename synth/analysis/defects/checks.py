@@ -102,6 +102,7 @@ FIXES = {
     "garbled": "plain words only: no brackets, braces or doubled marks",
     "asks_about_its_pick": "tell them about it yourself instead of asking them",
     "invents_a_plot": "say nothing of its story: you are not given it",
+    "claims_a_fit": "do not say it fits what they asked for: it does not",
     "wrong_decision": "decide as you were told: accept only the {noun} you hope for",
     "suggests_unlisted": "suggest no {noun} but the candidate you were given",
     "other_domain": "speak of {plural} in a {noun}'s own words: this conversation is about {plural} only",
