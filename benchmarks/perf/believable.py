@@ -8,7 +8,8 @@ Three steps, each its own invocation:
    a number only (no arm, run, model or file name), each with its target, the seeker's review of it and its
    ratings; the key goes to FILE.key.json, which the reader does not open.
 2. The reader reads each dialogue whole and writes FILE.verdicts.jsonl, one line per dialogue:
-   {"dialogue": 7, "sound": false, "defects": {"other_role": 1, "false_fact": 2}} (turns per category, CATEGORIES).
+   {"dialogue": 7, "sound": false, "defects": {"other_role": 1, "false_fact": 2}} (turns per category, CATEGORIES;
+   a list of the turn numbers counts as its length).
 3. `--verdicts FILE.verdicts.jsonl`: the table, per arm (without it, the same table less the audit): the audit (dialogues and turns per category, dialogues
    found sound), believable dialogues per hour (dialogues per hour times the share found sound), the detector
    rates of `synth stats`, acceptance and wrong acceptances, seconds, tokens and re-samples per dialogue, Dist-2
@@ -110,7 +111,9 @@ def audit_cells(verdicts: Path, key: dict[str, dict[str, str]], arm: str, figure
     mine = [v for v in found if key[str(v["dialogue"])]["arm"] == arm]
     cells = {}
     for name, label in CATEGORIES.items():
-        with_it = [v["defects"].get(name, 0) for v in mine if v["defects"].get(name, 0)]
+        # a category's turns as a count, or as the list of the turns (the `synth rate` ratings' way)
+        counts = [len(t) if isinstance(t, list) else t for t in (v["defects"].get(name, 0) for v in mine)]
+        with_it = [count for count in counts if count]
         cells[f"reader: {label} (dialogues / turns)"] = f"{len(with_it)} / {sum(with_it)}"
     sound = sum(bool(v["sound"]) for v in mine)
     per_hour = 3600 * n / figures["wall_s"]
