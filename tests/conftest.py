@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from synth.config import GenerateConfig
+from synth.data.paths import shared_data_root
 from synth.data.sources import SourceData, load_demo
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.records import Item, Review
 from synth.runner import generate
-from tests.helpers import ONE_THREAD, SHORT_SMOLLM_ARGS, run_synth
+from tests.helpers import ONE_THREAD, SHORT_SMOLLM_ARGS, first_lines, run_synth
 
 
 @pytest.fixture(scope="session")
@@ -50,3 +51,12 @@ def short_smollm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_synth(*SHORT_SMOLLM_ARGS, *ONE_THREAD, "--n", "2", "--concurrency", "1", "--out", str(folder))
     assert result.returncode == 0, result.stderr
     return folder
+
+
+@pytest.fixture(scope="session")
+def redial_small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The first 60 dialogues of the shared ReDial train subset and 40 of its test split."""
+    folder = tmp_path_factory.mktemp("redial-small")
+    root = shared_data_root() / "redial"
+    return (first_lines(root / "train_subset_kgsf_valid.jsonl", folder / "train.jsonl", 60),
+            first_lines(root / "test_data.jsonl", folder / "test.jsonl", 40))

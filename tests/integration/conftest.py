@@ -5,9 +5,19 @@ A test that only needs a real run to read (stats, filter, export, report, benchm
 Only tests of generation itself (determinism, dry run, resume after kill or Ctrl-C, retrievers, GoRecDial
 mode) generate."""
 
+import shutil
+
 import pytest
+from playwright.sync_api import sync_playwright
 
 from tests.helpers import SMOLLM_RUN_ARGS, generate_smollm
+
+# Debian's Chromium, driven by Playwright, for the tests that open a page (the report's, the rating pages)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
+]
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +28,14 @@ def smollm_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("smollm")
     generate_smollm(out, *SMOLLM_RUN_ARGS)
     return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for one test module; the test is skipped where the system has none."""
+    if CHROMIUM is None:
+        pytest.skip("needs Debian's chromium: apt-get install chromium (.ci/run installs it)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

@@ -7,33 +7,17 @@ are printed (run with -s) and the screenshots land in test-artifacts/."""
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from synth.rating.protocols import CATEGORIES, PEARL_CRITERIA
 from tests.helpers import run_synth
 
 pytestmark = pytest.mark.integration
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-]
 ARTIFACTS = Path(os.environ.get("SYNTH_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
 HUMAN = "redial-test"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("needs Debian's chromium: apt-get install chromium (.ci/run installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def make_pages(run: Path, out: Path, *options: str) -> dict:

@@ -5,33 +5,17 @@ shows its reason, and the page fetches nothing from the network. The screenshot 
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from synth.data.paths import shared_data_root
 from tests.helpers import run_synth
 
 pytestmark = pytest.mark.integration
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-]
 INSPIRED_TEST = shared_data_root() / "inspired" / "data" / "dialog_data" / "test.tsv"
 ARTIFACTS = Path(os.environ.get("SYNTH_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("needs Debian's chromium: apt-get install chromium (.ci/run installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,9 @@ from synth.benchmarks.crs.cases import recommendation_cases, response_cases, sam
 from synth.benchmarks.crs.datasets import Conversation, Utterance
 from synth.benchmarks.crs.items import ItemSpace, MappingReport
 from synth.benchmarks.crs.registry import resolve_models
-from synth.data.paths import shared_data_root
 from synth.errors import SynthError
 from synth.records import Item
-from tests.helpers import first_lines, run_synth
+from tests.helpers import run_synth
 
 CATALOG = {
     "1": Item(id="1", title="Heat", year=1995),
@@ -102,15 +101,6 @@ def test_model_groups_and_unknown_names():
     assert resolve_models(["tfidf,seq2seq", "tfidf"]) == ["tfidf", "seq2seq"]
     with pytest.raises(SynthError, match="unknown model 'bert'.*popularity"):
         resolve_models(["bert"])
-
-
-@pytest.fixture(scope="module")
-def redial_small(tmp_path_factory) -> tuple[Path, Path]:
-    """The first 60 dialogues of the shared ReDial train subset and 40 of its test split."""
-    folder = tmp_path_factory.mktemp("redial-small")
-    root = shared_data_root() / "redial"
-    return (first_lines(root / "train_subset_kgsf_valid.jsonl", folder / "train.jsonl", 60),
-            first_lines(root / "test_data.jsonl", folder / "test.jsonl", 40))
 
 
 def benchmark(out: Path, cache: Path, *args: str):

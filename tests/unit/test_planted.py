@@ -3,7 +3,6 @@ halves, the half plus the other half with its mentions shuffled), its table, and
 comparisons. Whether the real baselines see the planted gain is measured in docs/benchmarks.md."""
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -12,18 +11,7 @@ from synth.benchmarks.crs.items import ItemSpace
 from synth.benchmarks.crs.planted import BOTH, HALF, SHUFFLED, instrument, planted_sets
 from synth.benchmarks.crs.results import markdown
 from synth.benchmarks.crs.run import BenchmarkOptions, run_benchmark
-from synth.data.paths import shared_data_root
 from synth.errors import SynthError
-from tests.helpers import first_lines
-
-
-@pytest.fixture(scope="module")
-def redial(tmp_path_factory) -> tuple[Path, Path]:
-    """The first 60 dialogues of the shared ReDial train subset and 40 of its test split."""
-    folder = tmp_path_factory.mktemp("redial-planted")
-    root = shared_data_root() / "redial"
-    return (first_lines(root / "train_subset_kgsf_valid.jsonl", folder / "train.jsonl", 60),
-            first_lines(root / "test_data.jsonl", folder / "test.jsonl", 40))
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +19,8 @@ def space() -> ItemSpace:
     return ItemSpace.movielens()
 
 
-def test_the_shuffled_half_keeps_its_words_and_items_but_not_their_links(redial, space):
-    dataset = load_dataset(DatasetSpec("redial-60", [redial[0]]), space)
+def test_the_shuffled_half_keeps_its_words_and_items_but_not_their_links(redial_small, space):
+    dataset = load_dataset(DatasetSpec("redial-60", [redial_small[0]]), space)
     half, both, shuffled = planted_sets(dataset, seed=0)
     assert (half.label, both.label, shuffled.label) == (HALF, BOTH, SHUFFLED)
     assert [len(d.conversations) for d in (half, both, shuffled)] == [30, 60, 60]
@@ -49,8 +37,8 @@ def test_the_shuffled_half_keeps_its_words_and_items_but_not_their_links(redial,
     assert planted_sets(dataset, seed=0)[2] == shuffled and planted_sets(dataset, seed=1)[2] != shuffled
 
 
-def test_the_benchmark_reports_the_planted_gain_and_nothing(redial, space):
-    train, test = redial
+def test_the_benchmark_reports_the_planted_gain_and_nothing(redial_small, space):
+    train, test = redial_small
     options = BenchmarkOptions(train=[f"redial-60={train}"], test=[f"redial-test-40={test}"],
                                models=["popularity", "tfidf"], max_cases=60, planted=True, progress=False)
     results = run_benchmark(options, space)
