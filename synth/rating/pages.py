@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-
 from synth.analysis.stats.run import open_corpora
 from synth.errors import SynthError
+from synth.html_templates import page_environment
 from synth.rating.items import BlindItem, blind_items, round_fingerprint, share_out, shown_dialogues
 from synth.rating.key import KEY_FILE, Key, KeyItem, write_key
 from synth.rating.protocols import Protocol
@@ -54,7 +53,7 @@ def write_round(specs: list[str], out: Path, options: RoundOptions) -> RoundSumm
     pages, shared = share_out(items, raters, options.overlap, options.seed)
     round_id = round_fingerprint(options.protocol, options.criteria, items)
     out.mkdir(parents=True, exist_ok=True)
-    template = _environment().get_template("rate.html.j2")
+    template = page_environment("synth.rating").get_template("rate.html.j2")
     written = {}
     for rater, mine in pages.items():
         page = template.render(round=round_id, rater=rater, protocol=options.protocol, criteria=options.criteria,
@@ -81,13 +80,3 @@ def _key_item(item: BlindItem) -> KeyItem:
 def _page_item(item: BlindItem) -> dict[str, object]:
     """What the page may show of an item: its opaque id and its dialogues' turns, nothing else."""
     return {"token": item.token, "dialogues": [dialogue.turns for dialogue in item.dialogues]}
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("synth.rating", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )

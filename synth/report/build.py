@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import jinja2
-
 from synth import __version__
 from synth.analysis.acts.fidelity import RESAMPLES
 from synth.analysis.metrics.similarity import sample_indices
@@ -18,6 +16,7 @@ from synth.analysis.stats.corpus import Corpus
 from synth.analysis.stats.run import open_corpora, similarity_encoder
 from synth.data.dialogues import Unit
 from synth.errors import InputError
+from synth.html_templates import page_environment
 from synth.report.dialogue_views import DialogueView, dialogue_view
 from synth.report.run_files import dialogue_count, open_run, report_items, reported_dialogues, run_corpora
 from synth.report.run_overview import overview
@@ -76,7 +75,7 @@ def write_report(run: Path, out: Path, options: ReportOptions) -> ReportSummary:
     corpora = [*own, *open_corpora(options.compare, sample=options.sample, seed=options.seed)]
     encoder = similarity_encoder(options.similarity_model)
     acts = _acts(corpora, fidelity_reference(corpora, len(own)), options)
-    page = _environment().get_template("report.html.j2").render(
+    page = page_environment("synth.report").get_template("report.html.j2").render(
         name=run.resolve().name,
         path=str(run.resolve()),
         written=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -139,13 +138,3 @@ def _ratings(run: Path, given: Path | None) -> RatingSection | None:
     """The rating section from the scores given, else from the run folder's own, else none."""
     found = given or run / RATING_SCORES_FILE
     return rating_section(found) if given is not None or found.exists() else None
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("synth.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
