@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from synth.content.facts import critic_of, joined, kind_of, people_of, plot_of, with_article
+from synth.content.facts import critic_of, genre_word, joined, kind_of, people_of, plot_of, with_article
 from synth.content.phrases import ASK_KEYS, ASK_TOPICS, FITS, IS, NO_PREFERENCE, PLAIN_WORDS, SEEN_KEYS, TOPIC_KEYS
 from synth.content.state import ATTRIBUTES, Ledger, Opinion, SeekerState
 from synth.domain import Domain
@@ -160,7 +160,7 @@ def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
     era = told_era[0] if told_era and item.year and era_of(item.year) not in told_era else ""
     if not genre and not era:
         return ""
-    return " ".join(part for part in (genre, domain.noun, era.replace("a recent one", "that is recent")) if part)
+    return " ".join(part for part in (genre_word(genre) if genre else "", domain.noun, era.replace("a recent one", "that is recent")) if part)
 
 
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:
@@ -257,8 +257,8 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     if not points:  # everything told: nothing more to want
         points, sentences = ["say that's all, nothing else in particular"], ["No, that's about it."]
     if "CRI-A" not in acts and state.dislikes and "PRO" in acts and rng.random() < 0.5:
-        points.append(f"say you don't like {state.dislikes[0]} {domain.plural}")
-        sentences.append(f"Nothing {state.dislikes[0]}, though.")
+        points.append(f"say you don't like {genre_word(state.dislikes[0])} {domain.plural}")
+        sentences.append(f"Nothing {genre_word(state.dislikes[0])}, though.")
     titles = [example] if example else []
     keys = tuple(key for attribute, values in told.items() if attribute != "example" for value in values
                  for key in value_keys(value))
@@ -323,8 +323,8 @@ def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger
         if seen.liked:
             points.append(f"say you want something you have not {domain.seen}")
     elif disliked := [g for g in genres if g in state.dislikes]:
-        points = [f"say no to {item.display}: you don't like {disliked[0]} {domain.plural}"]
-        template = f"Hmm, {item.title} isn't for me: I don't really like {disliked[0]} {domain.plural}."
+        points = [f"say no to {item.display}: you don't like {genre_word(disliked[0])} {domain.plural}"]
+        template = f"Hmm, {item.title} isn't for me: I don't really like {genre_word(disliked[0])} {domain.plural}."
         keys = (disliked[0],)
         told = {}
     elif state.wants.genres and not set(genres) & set(state.wants.genres):

@@ -10,6 +10,8 @@ from synth.domain import Domain
 from synth.records import Item
 
 FACT_CHARS = 140  # characters of an item's description given as a fact at most
+# catalog genres as a person says them ("a family movie", not "a children movie"; MovieLens's "Film-Noir")
+GENRE_WORDS = {"children": "family", "film-noir": "film noir", "animation": "animated", "imax": "IMAX"}
 
 
 def plot_of(item: Item) -> str:
@@ -42,11 +44,16 @@ def joined(values: Sequence[str], word: str = "and") -> str:
     return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" {word} " + values[-1]
 
 
+def genre_word(genre: str) -> str:
+    """A catalog genre as a person says it before a noun: 'family' for Children, 'film noir' for Film-Noir."""
+    return GENRE_WORDS.get(genre.lower(), genre)
+
+
 def kind_of(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
-    """'a comedy and romance movie' ('an action movie'); the domain's noun alone without genres."""
+    """'a comedy and romance movie' ('an action movie', 'a family movie'); the domain's noun alone without genres."""
     if not genres:
         return domain.a_noun
-    return with_article(f"{joined(genres, word)} {domain.noun}")
+    return with_article(f"{joined([genre_word(g) for g in genres], word)} {domain.noun}")
 
 
 def with_article(phrase: str) -> str:

@@ -1,10 +1,11 @@
 """Whether a worded reply says its decided content and nothing the content does not hold: each title the content
 names and one of its key words; no other title of the dialogue, no person, date or genre the content does not give,
-no viewing of a movie the seeker has not seen (nor a denied one of a movie it has), no taking of the seen movie it
-named, neither side's words in the other's mouth, no question where the seeker only tells or accepts, nothing a
+no viewing of a movie the seeker has not seen (nor a denied one of a movie it has, nor one the recommender tells it
+of unasked), no taking of the seen movie it named, neither side's words in the other's mouth, no question where the
+seeker only tells or accepts, no welcome for a movie it turns down and no putting off of its choice, nothing a
 reader finds out of place (a greeting mid-talk, praise for a choice nobody made, "they" for the other side, company
-nobody mentioned, markup, a plot the content does not give, the recommender asking about its own pick), no text
-the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
+nobody mentioned, markup or another script, a plot the content does not give, a movie called something else, the
+recommender asking about its own pick), no text the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
 words, copies, facts against the catalog, ...) come on top, in the simulators."""
 
 from __future__ import annotations
@@ -43,9 +44,13 @@ _OTHER_WANTS = {
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
                               r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
-                              r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b",
+                              r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b"
+                              r"|\bI(?:'m| am) (?:so |really )?(?:excited|eager) to\b|\bcan't wait to (?:watch|see|check)\b",
                               re.IGNORECASE),
 }
+# a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
+_SEEKER_LACKS = re.compile(r"\bI (?:don't|do not) have (?:a |an |any )?(?:\w+ )?(?:copy|copies|movies?|films?|books?|"
+                           r"recommendations?|suggestions?|favou?rites?)\b", re.IGNORECASE)
 # a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen"
 _RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
                          r"|\bI (?:can't|cannot|can|could|won't|wouldn't|would not) (?:really )?(?:recommend|suggest)\b"
@@ -73,9 +78,24 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|thei
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?"
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as)\b")
-# an offer claiming to fit what was asked, where the content says it does not
+# an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
+# down or only asks about ("sounds like exactly what I'm looking for")
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
                    re.IGNORECASE)
+_WELCOMES = re.compile(r"\bperfect(?:ly)?\b|\b(?:exactly|just) what I\b|\bwhat I'm looking for\b|\bsounds (?:great|amazing|"
+                       r"wonderful|fantastic)\b", re.IGNORECASE)
+# a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
+_PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
+                       re.IGNORECASE)
+# a movie said to be something else than a movie ("The Truman Show is a show, not a movie")
+_NOT_ITS_KIND = re.compile(r"\bnot (?:a|an|really a) (?:movie|film|book)\b|\b(?:is|it's) (?:a |an )?(?:tv |television )?"
+                           r"(?:show|series)\b", re.IGNORECASE)
+# letters of a script no reply of an English dialogue holds ("Do you have any other推荐?")
+_FOREIGN_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u3040-\u30ff\u3400-\u9fff"
+                             r"\uac00-\ud7af\uff00-\uffef]+")
+# the recommender telling the seeker it has seen a movie, where the seeker said of no viewing
+_YOU_SAW = re.compile(r"\byou(?:'ve| have)(?: already)? (?:seen|watched|read)\b", re.IGNORECASE)
+_SAW = re.compile(r"\b(?:seen|watched|saw|read)\b", re.IGNORECASE)
 # moves where praise for a choice is out of place: the recommender's but its goodbye, the seeker's before any offer
 PRAISE_OUT_OF_PLACE = {("recommender", "ask"), ("recommender", "offer"), ("recommender", "answer"), ("seeker", "reveal")}
 # the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?")
@@ -109,7 +129,10 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     found += [Defect("names_a_person", name) for name in _unknown_names(text, decided, context)]
     if context.role == "seeker":
         found += _seeker_slips(text, decided)
-    other = _OTHER_WANTS[context.role].search(text) or (context.role == "seeker" and _RECOMMENDS.search(text))
+    elif (saw := _YOU_SAW.search(text)) and not any(_SAW.search(t) for t in (context.other_last, *context.other_earlier)):
+        found.append(Defect("unsaid_viewing", saw.group(0)))
+    other = _OTHER_WANTS[context.role].search(text) or (
+        context.role == "seeker" and (_RECOMMENDS.search(text) or _SEEKER_LACKS.search(text)))
     if other:
         found.append(Defect("takes_the_other_side", other.group(0)))
     found += _out_of_place(text, decided, context)
@@ -117,8 +140,10 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
         found.append(Defect("takes_the_example", takes.group(0)))
     if content.move == "offer" and decided.unmet and (fit := _FITS.search(text)):
         found.append(Defect("claims_a_fit", fit.group(0)))
-    if content.move in ("offer", "answer") and decided.item is not None:
+    if decided.item is not None:
         found += [Defect("gives_another_genre", genre) for genre in _other_genres(text, decided, context)]
+        if kind := _NOT_ITS_KIND.search(text):
+            found.append(Defect("denies_its_kind", kind.group(0)))
     given = " ".join([*content.points, *content.titles, decided.template])
     found += [Defect("states_an_unknown_date", date) for date in _YEAR_OR_DECADE.findall(text) if date.strip("'") not in given]
     return found
@@ -133,6 +158,10 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
             found.append(Defect("denies_a_viewing", denied.group(0)))
         elif not decided.seen and (viewed := _VIEWED.search(text) or _JUDGED.search(text) or _judged(text, decided.item.title)):
             found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
+    if decided.content.move in ("inquire", "decline") and (welcome := _WELCOMES.search(text)):
+        found.append(Defect("welcomes_a_miss", welcome.group(0)))
+    if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
+        found.append(Defect("puts_off_the_choice", off.group(0)))
     if decided.content.move in ("reveal", "accept") and "?" in text:
         found.append(Defect("asks_back", next(s for s in reversed(_SENTENCE_END.split(text)) if "?" in s)[-40:]))
     return found
@@ -153,6 +182,7 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
         ("greets_again", _GREETING if context.own_earlier else None),
         ("praises_no_choice", _PRAISE if (context.role, move) in PRAISE_OUT_OF_PLACE else None),
         ("speaks_of_them", _THEY), ("invents_company", _COMPANY), ("garbled", _GARBLED),
+        ("foreign_script", _FOREIGN_SCRIPT),
     ]
     for name, pattern in checks:
         if pattern is not None and (match := pattern.search(text)):

@@ -132,6 +132,11 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
         "Notting Hill! I'd like a comedy too.": "takes_the_other_side",
         "Do they have a favorite? Notting Hill is a comedy.": "speaks_of_them",
         "How about Notting Hill? A comedy about a spy in Paris.": "invents_a_plot",  # the offer gives no plot
+        "Do you have any other推荐? Notting Hill is a comedy.": "foreign_script",
+        "Sure, you've seen Notting Hill: a comedy.": "unsaid_viewing",  # the seeker said of no viewing
+        "How about Notting Hill? A comedy I'm excited to check out!": "takes_the_other_side",
+        "Notting Hill is a show, not a movie: a comedy.": "denies_its_kind",
+        "How about Notting Hill? A comedy and a thriller.": "gives_another_genre",
     }
     for text, slip in slips.items():
         assert slip in [d.name for d in verify(text, offer, later)], text
@@ -143,6 +148,19 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
     assert "takes_the_other_side" in [d.name for d in verify("I don't recommend Heat: I want a comedy.", unseen, seeker)]
     assert "claims_a_viewing" in [d.name for d in verify("I don't like Heat. I want a comedy.", unseen, seeker)]
     assert "takes_the_other_side" in [d.name for d in verify("I can't recommend Heat: I want a comedy.", unseen, seeker)]
+    read_as = {  # what #63's fourth round of readers still found in the seeker's turns
+        "Heat sounds like exactly what I'm looking for, but I want a comedy.": "welcomes_a_miss",
+        "I'll think about Heat. I want a comedy.": "puts_off_the_choice",
+        "I don't have a copy of Heat; I want a comedy.": "takes_the_other_side",
+        "Heat is more of a horror movie; I want a comedy.": "gives_another_genre",
+    }
+    for text, slip in read_as.items():
+        assert slip in [d.name for d in verify(text, unseen, seeker)], text
+    assert verify("Not Heat, I think: I'm after a comedy or romance movie.", unseen, seeker) == []
+    told = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",),
+                        other_earlier=("I've seen Heat already.",))
+    assert "unsaid_viewing" not in [d.name for d in verify("Since you've seen Heat, how about Notting Hill? A comedy.",
+                                                          offer, told)]
     plot = recommender_content(("R-ANS",), Ledger(question="plot"), DOMAIN, content_rng(6), about=items["t"])
     assert verify("A weatherman relives one day until he gets it right.", plot, later) == []
     assert [d.name for d in verify("That sounds fun! Want to watch it tonight?", plot, later)] == ["leaves_out_content"]
