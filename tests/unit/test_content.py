@@ -261,3 +261,20 @@ def test_verification_catches_a_genre_the_item_lacks_and_a_seeker_taking_its_exa
     seeker = ReplyContext("seeker", items=tuple(items.values()))
     said = "A comedy or romance, please. I loved Airplane!, so I'll stick with it."
     assert [d.name for d in verify(said, reveal, seeker)] == ["takes_the_example"]
+
+
+def test_every_slip_verification_names_has_the_line_a_re_sample_adds():
+    """A re-sample's prompt says what to avoid (synth.analysis.defects.checks.FIXES): a slip without its line would
+    end the dialogue with a KeyError."""
+    import inspect
+    import re
+
+    from synth.analysis.defects.checks import FIXES, avoid_line
+    from synth.analysis.defects.detectors import Defect
+    from synth.content import verification
+
+    names = set(re.findall(r'Defect\(\s*"(\w+)"', inspect.getsource(verification)))
+    names |= set(re.findall(r'\("(\w+)", _[A-Z_]+', inspect.getsource(verification)))  # _out_of_place's table
+    assert {"cut_by_cap", "unsaid_viewing", "foreign_script", "greets_again"} <= names
+    assert names <= set(FIXES), names - set(FIXES)
+    assert avoid_line([Defect(name, "") for name in sorted(names)], DOMAIN).startswith("This time: ")
