@@ -138,9 +138,10 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
               rng.choice(FITS if found and not unmet else IS).format(why=why)]
     template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
-    if unmet:  # nothing of what they asked for among the candidates: say so rather than pretend it fits
-        points.insert(0, f"say you have no {unmet} to offer right now, so you suggest this one instead")
-        template = f"I don't have {with_article(unmet)} right now, but " + template[0].lower() + template[1:]
+    if unmet:  # it is not what they asked for: say so rather than pretend it fits (not that none exists: the
+        # next offer may be one)
+        points.append(f"say plainly that it is not {with_article(unmet)}, but suggest it all the same")
+        template = template.removesuffix(f" It's {why}.") + f" It isn't {with_article(unmet)}, but it's {why}."
     if "EXP-I" in acts and (plot := plot_of(item)):
         points.append(f"say what it is about: {plot}")
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
@@ -165,33 +166,26 @@ def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
 
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:
     """The answer to the seeker's question about `item`: catalog facts only (people where the catalog lists
-    them, else what it is about)."""
-    people = people_of(item)
+    them, else what it is about, else what a critic said of it, else its kind and year)."""
+    people, plot, critic = people_of(item), plot_of(item), critic_of(item)
     if topic == "people" and people:
         credits = []
         if item.directors:
             credits.append(f"{domain.directors_label} {joined(item.directors[:1])}")
         if item.cast:
             credits.append(f"{domain.cast_label} {joined(item.cast[:2])}")
-        fact = ", ".join(credits)
-        template = f"It's {fact}."
-    elif plot := plot_of(item):
-        fact = plot
-        template = f"It's {kind_of([g.lower() for g in item.genres], domain)}: {fact[0].lower()}{fact[1:]}."
-    else:  # no story to tell: what kind of movie it is, and what a critic said of it where the catalog has that
-        fact = kind_of([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
-        critic = critic_of(item)
-        template = f"It's {fact}." + (f' A critic called it "{critic}"' if critic else "")
-        fact += f'; a critic said: "{critic}"' if critic else ""
-    points = [f"answer their question about {item.display}: it is {fact}"]
-    if topic == "people" and people:
-        keys: tuple[str, ...] = tuple(people)
-    elif plot:  # the words that carry what it is about ("weatherman", "relives")
-        keys = tuple(dict.fromkeys(w for w in re.findall(r"[a-z]{5,}", fact.lower()) if w not in PLAIN_WORDS))
+        fact = "it is " + ", ".join(credits)
+        template, keys = f"It's {', '.join(credits)}.", tuple(people)
+    elif plot or critic:  # keys: the words that carry it ("weatherman", "relives"; the critic's)
+        fact = f"it is {plot}" if plot else f'a critic called it "{critic}"'
+        template = (f"It's {kind_of([g.lower() for g in item.genres], domain)}: {plot[0].lower()}{plot[1:]}." if plot
+                    else f'A critic called it "{critic}"' + ("" if critic[-1] in ".!?" else "."))
+        keys = tuple(dict.fromkeys(w for w in re.findall(r"[a-z]{5,}", (plot or critic).lower()) if w not in PLAIN_WORDS))
     else:
-        keys = tuple(g.lower() for g in item.genres)
-    return Decided(TurnContent(move="answer", points=points, people=people), template, item=item,
-                   may_name=(item.display,), say_any=keys)
+        kind = kind_of([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
+        fact, template, keys = f"it is {kind}", f"It's {kind}.", tuple(g.lower() for g in item.genres)
+    return Decided(TurnContent(move="answer", points=[f"answer their question about {item.display}: {fact}"],
+                               people=people), template, item=item, may_name=(item.display,), say_any=keys)
 
 
 # --- the seeker's side: its state and the ledger ------------------------------------------------------------
@@ -208,14 +202,11 @@ def seeker_content(
         acts = ("PRO",) if recommended is None else ("REJ", "CON")
     if recommended is None:
         return _reveal(acts, state, ledger, domain, rng)
-    if inquire:
-        plot = bool(plot_of(recommended))
-        topic = "people" if people_of(recommended) and (rng.random() < 0.5 or not plot) else (
-            "plot" if plot else "kind")  # a question the catalog's facts can answer
+    if inquire and (topic := _question_topic(recommended, rng)):
         point, template = {
             "people": (f"ask who is in {recommended.title}", f"Who's in {recommended.title}?"),
             "plot": (f"ask what {recommended.title} is about", f"What's {recommended.title} about?"),
-            "kind": (f"ask what kind of {domain.noun} {recommended.title} is", f"What kind of {domain.noun} is {recommended.title}?"),
+            "opinion": (f"ask whether {recommended.title} is any good", f"Is {recommended.title} any good?"),
         }[topic]
         return Decided(TurnContent(move="inquire", points=[point, "do not say yet whether you want it"],
                                    titles=[recommended.display]), template, item=recommended, question=True,
@@ -295,6 +286,16 @@ def _want(attribute: str, values: Sequence[str], domain: Domain) -> tuple[str, s
     if attribute == "mood":
         return f"say you want something {joined(values)}", f"Something {joined(values)} would be perfect."
     return f"say you would like one {values[0]}", f"Ideally one {values[0]}."
+
+
+def _question_topic(item: Item, rng: random.Random) -> str | None:
+    """What the seeker asks about an offer, one the catalog's facts answer and the offer has not told (its kind
+    it has): who is in it or what it is about, else whether it is any good (a critic's words); None where the
+    catalog holds none of these."""
+    plot = bool(plot_of(item))
+    if people_of(item) and (rng.random() < 0.5 or not plot):
+        return "people"
+    return "plot" if plot else "opinion" if critic_of(item) else None
 
 
 def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:

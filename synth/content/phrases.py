@@ -11,7 +11,7 @@ ASK_KEYS = {  # words one of which a question about the attribute says
 SEEN_KEYS = ("seen", "watched", "saw")
 NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
 TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
-              "kind": ("kind", "what", "genre", "type", "sort")}
+              "opinion": ("good", "worth", "think", "critics", "like")}
 ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's question about it; the turn's seed picks one
     "genre": (("ask which genre of {noun} they are in the mood for", "What kind of {noun} are you in the mood for?"),
               ("ask what sort of {plural} they usually go for", "What sort of {plural} do you usually go for?"),

@@ -126,7 +126,7 @@ class Ledger:
     asked: list[str] = field(default_factory=list)
     told: dict[str, tuple[str, ...]] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)  # the titles the seeker named as liked examples
-    question: str | None = None  # the topic the seeker asked about the last offer ("plot", "people" or "kind")
+    question: str | None = None  # the topic the seeker asked about the last offer ("plot", "people" or "opinion")
 
     def untold(self, state: SeekerState | None = None) -> list[str]:
         """The attributes not yet told, in asking order (with a state: only those the seeker can tell)."""

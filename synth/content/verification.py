@@ -5,7 +5,8 @@ of unasked), no taking of the seen movie it named, neither side's words in the o
 seeker only tells or accepts, no welcome for a movie it turns down and no putting off of its choice, nothing a
 reader finds out of place (a greeting mid-talk, praise for a choice nobody made, "they" for the other side, company
 nobody mentioned, markup or another script, a plot the content does not give, a movie called something else, the
-recommender asking about its own pick), no text the length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
+recommender asking about its own pick or saying it has none of something, the seeker's "as I said"), no text the
+length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
 words, copies, facts against the catalog, ...) come on top, in the simulators."""
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ CUT_MARGIN = 2  # an utterance within this many characters of its cap was closed
 # a seeker telling of a viewing: "I've seen it", "I watched it last year", "I loved it" (of a movie it has not seen)
 _VIEWED = re.compile(
     r"\bI(?:'ve| have)?\s+(?:already\s+|just\s+)?(?:seen|watched|read|tried|been to)\b"
-    r"|\bI\s+(?:loved|enjoyed|liked|adored)\s+(?:it|that|this)\b|\bwatch(?:ed|ing)? it again\b"
+    r"|\bI\s+(?:loved|enjoyed|liked|adored)\s+(?:it|that|this)\b|\b(?:watch|see)(?:ed|ing)? it again\b"
+    r"|\bI (?:really )?enjoy(?:ed)? watching it\b"
     r"|\b(?:that|which) I(?:'ve)?\s+(?:really\s+)?(?:enjoyed|loved|liked|love|enjoy)\b",
     re.IGNORECASE,
 )
@@ -45,12 +47,13 @@ _OTHER_WANTS = {
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
                               r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
                               r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b"
-                              r"|\bI(?:'m| am) (?:so |really )?(?:excited|eager) to\b|\bcan't wait to (?:watch|see|check)\b",
+                              r"|\bI(?:'m| am) (?:so |really )?(?:excited|eager) to\b|\bcan't wait to (?:watch|see|check)\b"
+                              r"|\bI (?:loved|liked|enjoyed) (?:it|that|this)\b|\bI remember\b",
                               re.IGNORECASE),
 }
 # a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
-_SEEKER_LACKS = re.compile(r"\bI (?:don't|do not) have (?:a |an |any )?(?:\w+ )?(?:copy|copies|movies?|films?|books?|"
-                           r"recommendations?|suggestions?|favou?rites?)\b", re.IGNORECASE)
+# ("I don't have Unforgiven"); but "I don't have a particular mood in mind", the content's own words
+_SEEKER_LACKS = re.compile(r"\bI (?:don't|do not) have\b(?! (?:a |any )?(?:particular|preference|strong))", re.IGNORECASE)
 # a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen"
 _RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
                          r"|\bI (?:can't|cannot|can|could|won't|wouldn't|would not) (?:really )?(?:recommend|suggest)\b"
@@ -84,6 +87,14 @@ _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)?
                    re.IGNORECASE)
 _WELCOMES = re.compile(r"\bperfect(?:ly)?\b|\b(?:exactly|just) what I\b|\bwhat I'm looking for\b|\bsounds (?:great|amazing|"
                        r"wonderful|fantastic)\b", re.IGNORECASE)
+# the recommender saying it has none of something ("I don't have a movie from the 1950s right now"): its next offer
+# may be one
+_NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|suggest)\b|\bno (?:\w+ ){1,5}(?:here|available|"
+                       r"right now|to offer)\b|\bnone (?:here|right now|available)\b", re.IGNORECASE)
+# a seeker saying it said what it never did ("I just said that's all")
+_AS_I_SAID = re.compile(r"\bI (?:just |already )?(?:said|told you|mentioned)\b|\bas I said\b", re.IGNORECASE)
+# a seeker telling its taste as if answering an offer nobody made ("Oh, Moonlight sounds perfect")
+_SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantastic|good)\b", re.IGNORECASE)
 # a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
 _PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
                        re.IGNORECASE)
@@ -160,6 +171,8 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
             found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
     if decided.content.move in ("inquire", "decline") and (welcome := _WELCOMES.search(text)):
         found.append(Defect("welcomes_a_miss", welcome.group(0)))
+    if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text)):
+        found.append(Defect("answers_no_offer", welcome.group(0)))
     if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
         found.append(Defect("puts_off_the_choice", off.group(0)))
     if decided.content.move in ("reveal", "accept") and "?" in text:
@@ -189,6 +202,10 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
             found.append(Defect(name, match.group(0)))
     if move != "reveal" and decided.item is not None and not _plot_given(decided) and (plot := _PLOT.search(text)):
         found.append(Defect("invents_a_plot", plot.group(0)))
+    if context.role == "recommender" and (stock := _NO_STOCK.search(text)):
+        found.append(Defect("claims_no_stock", stock.group(0)))
+    if context.role == "seeker" and (said := _AS_I_SAID.search(text)):
+        found.append(Defect("claims_it_said", said.group(0)))
     if context.role == "recommender" and move in ("offer", "answer"):
         questions = [s for s in _SENTENCE_END.split(text) if s.endswith("?")]
         found += [Defect("asks_about_its_pick", q[-40:]) for q in questions if _ASKS_ITS_PICK.search(q)]
