@@ -82,7 +82,8 @@ def wait_for_first_dialogue(process: subprocess.Popen, dialogues: Path, timeout_
 SHORT_SMOLLM_ARGS = ("generate", "--seed", "3", "--max-utterances", "4", "--reply-resamples", "0", "--model", SMOLLM,
                      "--no-progress")
 ONE_THREAD = ("--set", "n_threads=1")
-SMOLLM_RUN_ARGS = ("--think", "--max-utterances", "8")  # the shared smollm_run's (tests/integration/conftest.py)
+# the shared smollm_run's (tests/integration/conftest.py): hybrid retrieval, which test_generation_retrievers.py checks
+SMOLLM_RUN_ARGS = ("--think", "--max-utterances", "8", "--retriever", "hybrid")
 
 
 def generate_smollm(out: Path, *extra: str) -> subprocess.CompletedProcess:

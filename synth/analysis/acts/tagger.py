@@ -53,7 +53,7 @@ def fit_tagger(role: Role, features: np.ndarray, labels: Sequence[Sequence[str]]
 
     vocabulary = sub_labels(role)
     classifier = OneVsRestClassifier(
-        LogisticRegression(C=c, class_weight="balanced", max_iter=2000, random_state=seed)
+        LogisticRegression(C=c, class_weight="balanced", max_iter=2000, random_state=seed), n_jobs=-1
     )
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Label .* is present in all training examples")
