@@ -161,7 +161,7 @@ def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
     era = told_era[0] if told_era and item.year and era_of(item.year) not in told_era else ""
     if not genre and not era:
         return ""
-    return " ".join(part for part in (genre_word(genre) if genre else "", domain.noun, era.replace("a recent one", "that is recent")) if part)
+    return " ".join(part for part in (genre_word(genre), domain.noun, era.replace("a recent one", "that is recent")) if part)
 
 
 def _answer(item: Item, topic: str, domain: Domain) -> Decided:

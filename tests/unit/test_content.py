@@ -111,6 +111,12 @@ def test_verification_finds_what_the_content_does_not_hold(state, items):
     assert cut_by_cap("x" * 99, 100) is not None and cut_by_cap("x" * 50, 100) is None
 
 
+def assert_caught(slips: dict[str, str], decided, context: ReplyContext) -> None:
+    """Each text's reply is turned down by verification for the slip named beside it."""
+    for text, slip in slips.items():
+        assert slip in [d.name for d in verify(text, decided, context)], text
+
+
 def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
     """The slips the blind readers of #63's benchmark found in decided dialogues, each caught; their clean
     wordings pass."""
@@ -139,8 +145,7 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
         "Notting Hill is a show, not a movie: a comedy.": "denies_its_kind",
         "How about Notting Hill? A comedy and a thriller.": "gives_another_genre",
     }
-    for text, slip in slips.items():
-        assert slip in [d.name for d in verify(text, offer, later)], text
+    assert_caught(slips, offer, later)
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     seen = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["r"])
     assert seen.seen and [d.name for d in verify("I haven't seen Notting Hill.", seen, seeker)] == ["denies_a_viewing"]
@@ -156,8 +161,7 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
         "Heat is more of a horror movie; I want a comedy.": "gives_another_genre",
         "Sorry, but I don't have Heat. I want a comedy.": "takes_the_other_side",
     }
-    for text, slip in read_as.items():
-        assert slip in [d.name for d in verify(text, unseen, seeker)], text
+    assert_caught(read_as, unseen, seeker)
     assert verify("Not Heat, I think: I'm after a comedy or romance movie.", unseen, seeker) == []
     target = seeker_content(("ACC",), state, ledger, DOMAIN, content_rng(4), recommended=items["t"])
     assert "claims_a_viewing" in [d.name for d in verify("Groundhog Day, a comedy! I'd love to see it again.", target, seeker)]
