@@ -77,13 +77,26 @@ def wait_for_first_dialogue(process: subprocess.Popen, dialogues: Path, timeout_
         time.sleep(0.2)
 
 
-# short SmolLM2 dialogues without reply re-samples: the runs whose bookkeeping is tested (resume after a kill, Ray);
-# with ONE_THREAD (as each of two Ray workers on 2 cores computes), the whole run they are compared with
-SHORT_SMOLLM_ARGS = ("generate", "--seed", "3", "--max-utterances", "4", "--reply-resamples", "0", "--model", SMOLLM,
+# short SmolLM2 dialogues (two utterances after the opening) without reply re-samples: the runs whose bookkeeping is
+# tested (resume after a kill, Ray, engine faults); with ONE_THREAD (as each of two Ray workers on 2 cores computes),
+# the whole run they are compared with
+SHORT_SMOLLM_ARGS = ("generate", "--seed", "3", "--max-utterances", "2", "--reply-resamples", "0", "--model", SMOLLM,
                      "--no-progress")
 ONE_THREAD = ("--set", "n_threads=1")
 # the shared smollm_run's (tests/integration/conftest.py): hybrid retrieval, which test_generation_retrievers.py checks
-SMOLLM_RUN_ARGS = ("--think", "--max-utterances", "8", "--retriever", "hybrid")
+SMOLLM_RUN_ARGS = ("--think", "--max-utterances", "6", "--retriever", "hybrid")
+
+
+def requantized(model: Path, out: Path) -> Path:
+    """`model` re-encoded to Q8_0 at `out` by llama.cpp's own quantizer (llama_model_quantize)."""
+    import ctypes
+
+    import llama_cpp
+
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype, params.allow_requantize = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, True
+    assert llama_cpp.llama_model_quantize(str(model).encode(), str(out).encode(), ctypes.byref(params)) == 0
+    return out
 
 
 def generate_smollm(out: Path, *extra: str) -> subprocess.CompletedProcess:

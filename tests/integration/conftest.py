@@ -22,8 +22,8 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def smollm_run(tmp_path_factory):
     """A finished 2-dialogue run by the packaged SmolLM2-135M (seed 11, SMOLLM_RUN_ARGS: --think, its recommender
-    turns carry think texts, which the report shows on demand; 8 utterances after the opening, enough for every
-    reader of it and a third less CI time than the default 12; hybrid retrieval, whose candidates the retriever
+    turns carry think texts, which the report shows on demand; 6 utterances after the opening, enough for every
+    reader of it and half the CI time of the default 12; hybrid retrieval, whose candidates the retriever
     test checks). Read it; copy it before changing it."""
     out = tmp_path_factory.mktemp("smollm")
     generate_smollm(out, *SMOLLM_RUN_ARGS)

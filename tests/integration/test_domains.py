@@ -14,7 +14,7 @@ MOVIE_WORDS = re.compile(r"\b(?:movies?|films?)\b", re.IGNORECASE)
 
 
 def test_a_books_run_never_calls_an_item_a_movie_unreported(tmp_path):
-    generate_smollm(tmp_path, "--domain", "books", "--n", "1", "--max-utterances", "8")
+    generate_smollm(tmp_path, "--domain", "books", "--n", "1", "--max-utterances", "6")
     records = read_records(tmp_path)
     assert len(records) == 1
     assert records[0].target_item.id.startswith("b")  # the books demo's ids

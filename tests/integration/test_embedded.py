@@ -21,7 +21,7 @@ from synth.replies import parse_recommender, recommender_schema
 from synth.runs.folder import RunFolder
 from synth.turns import SEED_EXCHANGE
 from tests.export_readers import pearl_responses, redial_conversations, redial_problems
-from tests.helpers import SMOLLM, SMOLLM_RUN_ARGS, generate_smollm, read_records, run_synth
+from tests.helpers import SMOLLM, generate_smollm, read_records, run_synth
 
 DEFAULT_MODEL = "packaged:qwen2.5-coder-1.5b"  # the offline default (the Hub's Qwen2.5-1.5B cannot be reached here)
 
@@ -69,24 +69,6 @@ def test_embedded_model_writes_complete_dialogues(smollm_run):
     assert manifest["tokens"]["completion"] == sum(r.generation.completion_tokens for r in records)
     assert manifest["tokens"]["prompt_evaluated"] == sum(r.generation.prompt_tokens_evaluated for r in records)
     assert manifest["model"]["source"] == SMOLLM
-
-
-def test_same_seed_gives_byte_identical_dialogues_across_processes(smollm_run, tmp_path):
-    """One dialogue at a time, a dialogue depends on the run seed and its index only: a 1-dialogue run repeats
-    the first of the shared run's two, reply re-samples and all. (With dialogues decoding together, a reply can
-    also depend on its batch-mates.)"""
-    generate_smollm(tmp_path / "one", *SMOLLM_RUN_ARGS, "--n", "1", "--concurrency", "1")
-
-    def content(out):
-        rows = {}
-        for record in read_records(out):
-            data = record.model_dump()
-            data["generation"].pop("latency_s")
-            rows[record.id] = data
-        return rows
-
-    first = content(smollm_run)
-    assert content(tmp_path / "one") == {key: first[key] for key in list(first)[:1]}
 
 
 def test_default_model_is_joined_verified_and_answers_in_format(tmp_path, monkeypatch):
@@ -212,14 +194,14 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
 
 @pytest.mark.parametrize("source", ["movielens+rt"])  # the demo's titles: SmolLM2's run above (CI time)
 def test_default_model_runs_export_as_the_fields_readers_read_them(tmp_path, source):
-    """One short dialogue (6 turns after the greeting) of the default model from MovieLens with critics' quotes
+    """One short dialogue (4 turns after the greeting) of the default model from MovieLens with critics' quotes
     (the harder titles: years, foreign and long names), exported to
     ReDial and PEARL and read by the field's rules (tests/export_readers.py): every mention located by the
     ReDial loader's rule and in movieMentions, every movieMentions id in the text, at least one movie named,
     95% of spotted titles tagged; PEARL from the seeker, the recommender trained."""
     run = tmp_path / "run"
     extra = [] if source == "demo" else ["--source", source]
-    result = run_synth("generate", "--n", "1", "--seed", "11", "--max-utterances", "6", "--out", str(run),
+    result = run_synth("generate", "--n", "1", "--seed", "11", "--max-utterances", "4", "--out", str(run),
                        "--model", DEFAULT_MODEL, "--no-progress", *extra)
     assert result.returncode == 0, result.stderr
     for to in ("redial", "pearl"):
@@ -259,8 +241,8 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     """GoRecDial games written by the embedded model train the expert; held-out games are then played against
     synth's seeker simulator on the real SmolLM2."""
     run = tmp_path / "games"
-    # PEARL's fixed course: one ask turn, then suggestions, so that 3 short games give the experts speech to learn
-    generate_smollm(run, "--mode", "gorecdial", "--n", "3", "--max-utterances", "4", "--strategy", "pearl",
+    # PEARL's fixed course: one ask turn, then suggestions, so that 2 short games give the experts speech to learn
+    generate_smollm(run, "--mode", "gorecdial", "--n", "2", "--max-utterances", "4", "--strategy", "pearl",
                     "--reply-resamples", "0")
     out = tmp_path / "bench"
     result = run_synth(
@@ -276,20 +258,6 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
         assert pair["games"]["llm"][expert]["games"] == 1 and pair["games"]["retrieval"][expert]["games"] == games
     assert pair["llm_usage"]["calls"] >= 2 and pair["llm_usage"]["completion_tokens"] > 0
     assert "Goal (LLM seeker)" in result.stdout
-
-
-def test_movielens_rating_personas_play_with_the_embedded_model(tmp_path):
-    """`--source movielens`: seekers made of MovieLens users' ratings and tags, played by the real model."""
-    generate_smollm(tmp_path, "--source", "movielens", "--n", "1", "--max-utterances", "4")
-    [record] = read_records(tmp_path)
-    assert not record.errors, record.errors
-    assert record.persona.target.text == "" and record.persona.target.stars.endswith("/5")
-    assert record.generation.model == "smollm2-135m" and record.generation.sampling["temperature"] == 0.7
-    recommended = [t for t in record.turns if t.recommended_item]
-    assert recommended, "no recommendation was made"
-    assert all(t.recommended_item in {c.item_id for c in t.candidates} for t in recommended)
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["counts"]["distinct_user_target_pairs"] == 1 and manifest["counts"]["available_pairs"] == 48580
 
 
 def test_reply_checks_on_a_generated_run_agree_with_the_detectors_after_the_fact(smollm_run):

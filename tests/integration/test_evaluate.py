@@ -15,7 +15,7 @@ def test_the_real_seeker_talks_to_four_crss_and_a_second_run_resumes(tmp_path):
     out = tmp_path / "evaluate"
     with crs_server(list_crs(["Toy Story (1995)", "Heat (1995)", "The Matrix (1999)"])) as (url, received):
         args = ["evaluate", "--test", "redial-test", "--crs", "oracle", "--crs", "random", "--crs", f"http:{url}",
-                "--crs", "synth-llm", "--n", "2", "--turns", "2", "--seeker-model", SMOLLM, "--out", str(out),
+                "--crs", "synth-llm", "--n", "1", "--turns", "2", "--seeker-model", SMOLLM, "--out", str(out),
                 "--no-progress"]
         first = run_synth(*args)
         assert first.returncode == 0, first.stderr
@@ -23,14 +23,14 @@ def test_the_real_seeker_talks_to_four_crss_and_a_second_run_resumes(tmp_path):
         again = run_synth(*args)
         assert again.returncode == 0, again.stderr
     results = json.loads((out / "results.json").read_text())
-    assert results["cases"]["played"] == 2 and results["settings"]["seeker_model"] == "packaged:smollm2-135m"
+    assert results["cases"]["played"] == 1 and results["settings"]["seeker_model"] == "packaged:smollm2-135m"
     oracle, chance = results["systems"]["oracle"], results["systems"]["random"]
     assert oracle["success"]["mean"] == oracle["success_at_first_recommendation"] == 1.0
     assert chance["expected_by_chance"]["success"] < 0.01
     assert all(s["leaks_reaching_crs"] == 0 and s["errors"] == 0 for s in results["systems"].values())
     for folder in ("oracle", "random"):
         records = read_records(out / folder)
-        assert len(records) == 2 and all(r.generation.backend == "llamacpp" for r in records)
+        assert len(records) == 1 and all(r.generation.backend == "llamacpp" for r in records)
         for record in records:  # the seeker's messages are the model's, never its target's title
             said = [t.text for t in record.turns[record.scripted_turns:] if t.role == "seeker"]
             assert said and all(text.strip() for text in said)
@@ -38,8 +38,8 @@ def test_the_real_seeker_talks_to_four_crss_and_a_second_run_resumes(tmp_path):
     for record in read_records(out / "synth-llm"):
         crs_turns = [t for t in record.turns[record.scripted_turns:] if t.role == "recommender"]
         assert len(crs_turns) == 2 and all(t.text.strip() for t in crs_turns)
-    assert results["systems"]["synth-llm"]["conversations"] == 2
-    assert asked == 1 + 2 * 2 and len(received) == asked + 1  # a probe, 2 turns x 2 cases; the rerun: a probe
+    assert results["systems"]["synth-llm"]["conversations"] == 1
+    assert asked == 1 + 2 and len(received) == asked + 1  # a probe, then 2 turns of the case; the rerun: a probe
     assert (out / "results.md").read_text().count("| oracle |") == 1 and (out / "success_by_turn.png").exists()
 
 

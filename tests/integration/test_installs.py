@@ -13,7 +13,7 @@ from synth.extras import declared_extras
 from tests.helpers import SMOLLM, run_synth, simulated
 
 ROOT = Path(__file__).parents[2]
-SHORT = ("--n", "1", "--seed", "3", "--max-utterances", "4", "--reply-resamples", "0", "--model", SMOLLM,
+SHORT = ("--n", "1", "--seed", "3", "--max-utterances", "2", "--reply-resamples", "0", "--model", SMOLLM,
          "--no-progress")
 # install -> the commands its documentation promises, as `synth` arguments ({run}: a finished run, {out}: a new folder),
 # each with a text its output holds only when the install did its part ("" where the exit code says it all)

@@ -12,8 +12,8 @@ import pytest
 from tests.helpers import ONE_THREAD, SHORT_SMOLLM_ARGS, read_records, run_synth, synth_command, wait_for_first_dialogue
 
 pytestmark = pytest.mark.integration
-# no reply re-samples: what is tested is the run's bookkeeping around a kill, not the reply checks (the same-seed
-# test in test_embedded.py replays re-samples across processes)
+# no reply re-samples: what is tested is the run's bookkeeping around a kill, not the reply checks (the persona
+# summaries' test, test_persona_summaries.py, replays re-samples in a new process)
 ARGS = list(SHORT_SMOLLM_ARGS)
 
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
 def test_embedded_model_on_ray_matches_the_local_run(cluster, tmp_path, short_smollm_run):
     """The local run is `short_smollm_run`: the same settings from the command line (one thread per llama.cpp,
     as each of the two workers sharing the 2 cores computes; no reply re-samples, tested elsewhere)."""
-    config = GenerateConfig(n=2, seed=3, max_utterances=4, model="packaged:smollm2-135m", n_threads=1, progress=False,
+    config = GenerateConfig(n=2, seed=3, max_utterances=2, model="packaged:smollm2-135m", n_threads=1, progress=False,
                             reply_resamples=0)
     local = json.loads((short_smollm_run / "manifest.json").read_text())
     assert GenerateConfig.model_validate(local["config"]).model_dump(exclude={"progress"}) == config.model_dump(
