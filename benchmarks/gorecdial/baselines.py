@@ -1,8 +1,8 @@
 """The table's baselines, scored like the experts (`evaluate.Tally`):
 
 - random recommendation: Turn@k = Chat@k = k/5 and decision accuracy 0.5, in expectation (exact, not sampled);
-- candidate prior: a logistic regression (scikit-learn) on the TF-IDF of each candidate's text alone, trained to
-  pick the correct one; it never reads the dialogue, so it shows how much the sets alone give away;
+- candidate prior (`prior.CandidatePrior`): the TF-IDF of each candidate's text alone; it never reads the
+  dialogue, so it shows how much the sets alone give away;
 - dense recommendation: the candidate whose text is nearest (MiniLM cosine) to the dialogue so far;
 - TF-IDF and dense response rankers (`crs.baselines.rankers`): the expert utterance that followed the most
   similar training context, on speak turns."""
@@ -19,11 +19,9 @@ from synth.benchmarks.crs.baselines.rankers import DenseRanker, TfidfRanker
 from synth.benchmarks.crs.cases import ResponseCase
 from synth.benchmarks.crs.datasets import Utterance as CrsUtterance
 from synth.benchmarks.crs.items import ItemSpace
-from synth.benchmarks.crs.torch_support import BENCH_HINT
 from synth.benchmarks.gorecdial.evaluate import KS, Tally, speak_turns
 from synth.benchmarks.gorecdial.games import CANDIDATES, Game, movie_text
-from synth.errors import SynthError
-from synth.tokens import words
+from synth.benchmarks.gorecdial.prior import CandidatePrior
 
 CONTEXT_UTTERANCES = 8
 
@@ -45,19 +43,10 @@ def _rank(scores: np.ndarray, correct: int) -> int:
 
 
 def candidate_prior(train: Sequence[Game], test: Sequence[Game], seed: int) -> Tally:
-    try:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        raise SynthError(BENCH_HINT) from None
-    vectorizer = TfidfVectorizer(tokenizer=words, lowercase=False, token_pattern=None, sublinear_tf=True)
-    texts = [movie_text(c) for g in train for c in g.candidates]
-    labels = [int(i == g.correct) for g in train for i in range(len(g.candidates))]
-    model = LogisticRegression(max_iter=1000, random_state=seed).fit(vectorizer.fit_transform(texts), labels)
+    prior = CandidatePrior(train, seed)
     tally = Tally()
     for game in test:
-        scores = model.decision_function(vectorizer.transform([movie_text(c) for c in game.candidates]))
-        rank = _rank(scores, game.correct)
+        rank = _rank(np.array(prior.scores(game.candidates)), game.correct)
         tally.turn_ranks += [(n + 1, rank) for n, _ in enumerate(game.expert_turns())]
         tally.chat_ranks.append(rank)
     return tally

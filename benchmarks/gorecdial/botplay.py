@@ -53,6 +53,7 @@ async def bot_play(supervised: Expert, games: Sequence[Game], seeker: Seeker, ru
     baseline: float | None = None
     rewards: list[float] = []
     model.train()
+    model.dropout.eval()  # PREDICT plays as it was trained; bot-play does not train it
     for _ in track(range(config.updates), "bot-play", progress):
         chosen = [rng.choice(games) for _ in range(config.games_per_update)]
         played = [await play(expert, seeker, game, rules, sample=True, generator=generator) for game in chosen]

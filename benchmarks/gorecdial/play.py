@@ -43,9 +43,10 @@ def act(expert: Expert, game: Game, utterances: Sequence[Utterance], remaining: 
     encoder, model = expert.encoder, expert.model
     history = encoder.tensor([encoder.history(utterances)])
     movies = encoder.tensor([encoder.movies(game.candidates)])
+    prior = encoder.floats([encoder.prior(game)])
     with torch.no_grad():  # bot-play freezes the context and PREDICT: only DECIDE and GENERATE learn
         context, memory, padding = model.context(history)
-        scores = model.predict(context, movies)[0]
+        scores = model.predict(context, movies, prior)[0]
     log_prob = torch.zeros(())
     recommend = False
     if may_recommend and any(remaining):

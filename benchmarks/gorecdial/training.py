@@ -12,6 +12,7 @@ from typing import Any
 from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
 from synth.benchmarks.gorecdial.expert import PAD, Encoder, ExpertConfig, Vocabulary, build_expert
 from synth.benchmarks.gorecdial.games import DECISIONS, Game
+from synth.benchmarks.gorecdial.prior import GamePriors
 from synth.errors import SynthError
 
 # final (a: GENERATE, b: PREDICT) of each supervised variant; DECIDE weighs 1 - a - b
@@ -37,6 +38,7 @@ class Expert:
 class Examples:
     history: Any  # (N, H, W)
     movies: Any  # (N, C, M)
+    prior: Any  # (N, C) the candidate prior's scores
     correct: Any  # (N,)
     decision: Any  # (N,) 0 speak, 1 recommend
     target: Any  # (N, T)
@@ -46,18 +48,20 @@ class Examples:
         return len(self.correct)
 
     def take(self, rows: Any) -> Examples:
-        return Examples(*(getattr(self, f)[rows] for f in ("history", "movies", "correct", "decision", "target", "speak")))
+        return Examples(*(getattr(self, f)[rows] for f in ("history", "movies", "prior", "correct", "decision", "target",
+                                                              "speak")))
 
 
 def turn_examples(games: Sequence[Game], encoder: Encoder) -> Examples:
     """One example per expert turn: the utterances before it, the candidates and what the expert did."""
-    history, movies, correct, decision, target = [], [], [], [], []
+    history, movies, prior, correct, decision, target = [], [], [], [], [], []
     for game in games:
-        candidates = encoder.movies(game.candidates)
+        candidates, scores = encoder.movies(game.candidates), encoder.prior(game)
         for position in game.expert_turns():
             turn = game.utterances[position]
             history.append(encoder.history(game.utterances[:position]))
             movies.append(candidates)
+            prior.append(scores)
             correct.append(game.correct)
             decision.append(DECISIONS.index(turn.decision))
             target.append(encoder.target(turn.text))
@@ -65,7 +69,8 @@ def turn_examples(games: Sequence[Game], encoder: Encoder) -> Examples:
         raise SynthError("the training games have no expert turns")
     tensor = encoder.tensor
     speak = tensor(decision) == 0
-    return Examples(tensor(history), tensor(movies), tensor(correct), tensor(decision), tensor(target), speak)
+    return Examples(tensor(history), tensor(movies), encoder.floats(prior), tensor(correct), tensor(decision),
+                    tensor(target), speak)
 
 
 def loss_weights(epoch: int, variant: str, config: ExpertConfig) -> tuple[float, float, float]:
@@ -84,7 +89,7 @@ def aspect_losses(model: Any, batch: Examples) -> tuple[Any, Any, Any]:
     torch = require_torch()
     functional = torch.nn.functional
     context, memory, padding = model.context(batch.history)
-    scores = model.predict(context, batch.movies)
+    scores = model.predict(context, batch.movies, batch.prior)
     predict = functional.cross_entropy(scores, batch.correct)
     decide = functional.cross_entropy(model.decide(context, scores), batch.decision)
     if batch.speak.any():
@@ -104,7 +109,7 @@ def train_supervised(
     """An expert of `variant` trained on `games` (seeded)."""
     torch = require_torch()
     vocabulary = Vocabulary.build(games, config.vocabulary)
-    encoder = Encoder(vocabulary, config)
+    encoder = Encoder(vocabulary, config, GamePriors(games, seed) if config.movie_prior else None)
     examples = turn_examples(games, encoder)
     torch.manual_seed(seed)
     model = build_expert(torch, len(vocabulary.tokens), config)

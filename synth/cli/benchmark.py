@@ -98,8 +98,8 @@ def benchmark(
     botplay_updates: int = typer.Option(150, min=0, help="gorecdial: bot-play updates (8 games each)."),
     movie_prior: bool = typer.Option(
         True, "--movie-prior/--no-movie-prior",
-        help="gorecdial: the expert's PREDICT adds a learned score of each candidate alone (--no-movie-prior: the "
-        "paper's dot product only).",
+        help="gorecdial: the expert's PREDICT adds the candidate prior's score of each candidate, cross-fitted on the "
+        "training games (--no-movie-prior: the paper's dot product only).",
     ),
     llm_games: int = typer.Option(
         10, min=0, help="gorecdial: held-out games each expert plays against the LLM seeker (seeded); 0: none."

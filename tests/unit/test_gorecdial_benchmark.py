@@ -20,6 +20,7 @@ from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert, ranks
 from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, ExpertConfig
 from synth.benchmarks.gorecdial.games import Game, Utterance, folds, held_out_splits, load_games, record_game
 from synth.benchmarks.gorecdial.play import game_metrics, play_all
+from synth.benchmarks.gorecdial.prior import CandidatePrior, GamePriors
 from synth.benchmarks.gorecdial.seekers import RetrievalSeeker
 from synth.benchmarks.gorecdial.training import loss_weights, train_supervised
 from synth.config import GenerateConfig
@@ -155,6 +156,27 @@ def test_supervised_expert_learns_to_predict_and_decide():
     quick = SMALL.model_copy(update={"epochs": 2})
     generate_only = evaluate_expert(train_supervised(train, "GENERATE", quick, seed=0), test).metrics()
     assert generate_only["turn@1"] is None and generate_only["decision_acc"] is None
+
+
+def test_the_prior_the_expert_reads_is_cross_fitted_on_its_training_games():
+    """A word only the correct candidate of one game has is learnt by a prior fitted on that game: the expert
+    must not read such in-sample confidence, so a training game's scores come from a prior fitted without it
+    (chance there), while a game outside the training set gets the prior fitted on all of them."""
+    games = []
+    for game in made_up_games(60, seed=2):
+        marked = [c.model_copy(update={"description": f"{c.description} secret{game.id}"}) if i == game.correct
+                  else c for i, c in enumerate(game.candidates)]
+        games.append(dataclasses.replace(game, candidates=tuple(marked)))
+    train, outside = games[:50], games[50]
+
+    def first(scores, game):
+        return max(range(len(scores)), key=scores.__getitem__) == game.correct
+
+    in_sample = CandidatePrior(train, seed=0)
+    priors = GamePriors(train, seed=0)
+    assert sum(first(in_sample.scores(g.candidates), g) for g in train) >= 45
+    assert sum(first(priors(g), g) for g in train) <= 20
+    assert priors(outside) == in_sample.scores(outside.candidates)
 
 
 def test_games_follow_the_rules_and_score_like_generation():
