@@ -6,7 +6,7 @@ written by the template)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
@@ -48,8 +48,7 @@ class Examples:
         return len(self.correct)
 
     def take(self, rows: Any) -> Examples:
-        return Examples(*(getattr(self, f)[rows] for f in ("history", "movies", "prior", "correct", "decision", "target",
-                                                              "speak")))
+        return Examples(*(getattr(self, f.name)[rows] for f in fields(self)))
 
 
 def turn_examples(games: Sequence[Game], encoder: Encoder) -> Examples:

@@ -9,17 +9,20 @@ import subprocess
 
 import pytest
 
-from tests.helpers import ONE_THREAD, SHORT_SMOLLM_ARGS, read_records, run_synth, synth_command, wait_for_first_dialogue
+from tests.helpers import (
+    ONE_THREAD,
+    SHORT_SMOLLM_ARGS,
+    comparable,
+    read_records,
+    run_synth,
+    synth_command,
+    wait_for_first_dialogue,
+)
 
 pytestmark = pytest.mark.integration
 # no reply re-samples: what is tested is the run's bookkeeping around a kill, not the reply checks (the persona
 # summaries' test, test_persona_summaries.py, replays re-samples in a new process)
 ARGS = list(SHORT_SMOLLM_ARGS)
-
-
-def comparable(records):
-    """Records as dicts, less what measures the machine rather than the dialogue (time, KV-cache reuse)."""
-    return {r.id: r.model_dump(exclude={"generation": {"latency_s", "prompt_tokens_evaluated"}}) for r in records}
 
 
 def test_kill_9_then_resume(tmp_path, short_smollm_run):
