@@ -13,7 +13,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from synth.content.facts import critic_of, genre_word, joined, kind_of, people_of, plot_of, with_article
-from synth.content.phrases import ASK_KEYS, ASK_TOPICS, FITS, IS, NO_PREFERENCE, PLAIN_WORDS, SEEN_KEYS, TOPIC_KEYS
+from synth.content.phrases import (
+    ACCEPTS,
+    ASK_KEYS,
+    ASK_TOPICS,
+    CLOSES,
+    ERA_WANTS,
+    FITS,
+    GENRE_WANTS,
+    IS,
+    MOOD_WANTS,
+    NO_PREFERENCE,
+    NODS,
+    NOT_QUITE,
+    NOT_WANTED,
+    OFFER_OPENINGS,
+    OFFER_SEEN_OPENINGS,
+    PLAIN_WORDS,
+    SEEN_DECLINES,
+    SEEN_KEYS,
+    TOPIC_KEYS,
+)
 from synth.content.state import ATTRIBUTES, Ledger, Opinion, SeekerState
 from synth.domain import Domain
 from synth.records import Item, TurnContent
@@ -111,7 +131,7 @@ def recommender_content(
     if closing is not None:
         return Decided(TurnContent(move="close", points=[f"say you are glad about {closing.display}",
                                                         f"wish a good time with it {domain.when}"]),
-                       f"Great choice. Enjoy {closing.title} {domain.when}!", item=closing, may_name=(closing.display,))
+                       rng.choice(CLOSES).format(title=closing.title, when=domain.when), item=closing, may_name=(closing.display,))
     if about is not None:
         return _answer(about, ledger.question or "plot", domain)
     if candidates:
@@ -119,7 +139,10 @@ def recommender_content(
     open_topics = [a for a in ATTRIBUTES if a not in ledger.told and a not in ledger.asked]
     attribute = (open_topics[0] if not ledger.asked else rng.choice(open_topics[:2])) if open_topics else "more"
     point, template = (text.format(**words) for text in rng.choice(ASK_TOPICS[attribute]))
-    points = (["react in a few words to the last message"] if react and ledger.told else []) + [point]
+    points = [point]
+    if react and ledger.told:
+        points.insert(0, "react in a few words to the last message")
+        template = f"{rng.choice(NODS)} {template}"
     return Decided(TurnContent(move="ask", points=points), template, question=True, asks_about=attribute,
                    say_any=ASK_KEYS[attribute])
 
@@ -137,19 +160,27 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     unmet = _unmet(item, ledger, domain)
     points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
               rng.choice(FITS if found and not unmet else IS).format(why=why)]
-    template = f"Have you {domain.seen} {item.title}? It's {why}." if asks_seen else f"How about {item.title}? It's {why}."
+    opening = rng.choice(OFFER_SEEN_OPENINGS if asks_seen else OFFER_OPENINGS).format(seen=domain.seen, title=item.title)
+    template = f"{opening} It's {why}."
     if unmet:  # it is not what they asked for: say so rather than pretend it fits (not that none exists: the
         # next offer may be one)
         points.append(f"say plainly that it is not {with_article(unmet)}, but suggest it all the same")
-        template = template.removesuffix(f" It's {why}.") + f" It isn't {with_article(unmet)}, but it's {why}."
+        template = f"{opening} It isn't {with_article(unmet)}, but it's {why}."
     if "EXP-I" in acts and (plot := plot_of(item)):
         points.append(f"say what it is about: {plot}")
+        template += f" {plot}."
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
     if liked:
         points.append(f"say it may please someone who loved {liked}")
+        template += f" If you loved {_title_of(liked)}, you may like this one too."
     return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=people_of(item)), template,
                    item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
                    say_any=tuple(found or genres), unmet=unmet)
+
+
+def _title_of(display: str) -> str:
+    """A title as shown with its year ('Heat (1995)') as a person says it ('Heat')."""
+    return re.sub(r" \(\d{4}\)$", "", display)
 
 
 def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:
@@ -213,7 +244,7 @@ def seeker_content(
                        may_name=(recommended.display,), asks_about=topic, say_any=TOPIC_KEYS[topic])
     if recommended.id == state.target_id:
         return _accept(recommended, state, domain, rng)
-    return _decline(acts, recommended, state, ledger, domain)
+    return _decline(acts, recommended, state, ledger, domain, rng)
 
 
 def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random) -> Decided:
@@ -242,7 +273,7 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
             continue
         values = state.wants.values(attribute)[:2]
         told[attribute] = values
-        point, sentence = _want(attribute, values, domain)
+        point, sentence = _want(attribute, values, domain, rng)
         points.append(point)
         sentences.append(sentence)
     if not points:  # everything told: nothing more to want
@@ -278,14 +309,14 @@ def value_keys(value: str) -> tuple[str, ...]:
     return (value,)
 
 
-def _want(attribute: str, values: Sequence[str], domain: Domain) -> tuple[str, str]:
+def _want(attribute: str, values: Sequence[str], domain: Domain, rng: random.Random) -> tuple[str, str]:
     """(point, sentence) saying the seeker wants `values` of `attribute`."""
     if attribute == "genre":
         kind = kind_of(values, domain, "or")
-        return f"say you want {kind}", f"I'm in the mood for {kind}."
+        return f"say you want {kind}", rng.choice(GENRE_WANTS).format(kind=kind, when=domain.when)
     if attribute == "mood":
-        return f"say you want something {joined(values)}", f"Something {joined(values)} would be perfect."
-    return f"say you would like one {values[0]}", f"Ideally one {values[0]}."
+        return f"say you want something {joined(values)}", rng.choice(MOOD_WANTS).format(moods=joined(values))
+    return f"say you would like one {values[0]}", rng.choice(ERA_WANTS).format(era=values[0])
 
 
 def _question_topic(item: Item, rng: random.Random) -> str | None:
@@ -305,12 +336,15 @@ def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) 
     reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
                          f"say what you like about it: {why}"))
     points = [f"say yes, you will {domain.verb} {item.display}", reason]
-    return Decided(TurnContent(move="accept", points=points, titles=[item.display]),
-                   f"Yes! {item.title} sounds like just the {why} I wanted. I'll {domain.verb} it.",
-                   item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
+    a_why = with_article(why)
+    template = rng.choice(ACCEPTS).format(title=item.title, why=why, a_why=a_why, A_why=a_why[0].upper() + a_why[1:],
+                                          verb=domain.verb, when=domain.when)
+    return Decided(TurnContent(move="accept", points=points, titles=[item.display]), template, item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
 
 
-def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger, domain: Domain) -> Decided:
+def _decline(
+    acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random
+) -> Decided:
     """No to a suggestion that is not the target, with the reason its state gives: seen it (and its own
     opinion), a genre it dislikes, not the genre it wants, another era, else a mood it wants more of."""
     genres = [g.lower() for g in item.genres]
@@ -318,11 +352,12 @@ def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger
     if seen is not None:
         said = f': "{seen.words}"' if seen.words else ""
         points = [f"say you have already {domain.seen} {item.display} and you {seen.verdict}{said}"]
-        template = f"I've already {domain.seen} {item.title}, and I {seen.verdict}."
+        template = rng.choice(SEEN_DECLINES).format(seen=domain.seen, title=item.title, verdict=seen.verdict)
         keys: tuple[str, ...] = SEEN_KEYS
         told: dict[str, tuple[str, ...]] = {}
         if seen.liked:
             points.append(f"say you want something you have not {domain.seen}")
+            template += f" Something I haven't {domain.seen} would be better."
     elif disliked := [g for g in genres if g in state.dislikes]:
         points = [f"say no to {item.display}: you don't like {genre_word(disliked[0])} {domain.plural}"]
         template = f"Hmm, {item.title} isn't for me: I don't really like {genre_word(disliked[0])} {domain.plural}."
@@ -331,27 +366,33 @@ def _decline(acts: Sequence[str], item: Item, state: SeekerState, ledger: Ledger
     elif state.wants.genres and not set(genres) & set(state.wants.genres):
         wanted = kind_of(state.wants.genres[:2], domain, "or")
         points = [f"say no to {item.display}: you want {wanted}, and it is not one"]
-        template = f"Not {item.title}, I think: I'm after {wanted}."
+        template = rng.choice(NOT_WANTED).format(title=item.title, wanted=wanted)
         keys = state.wants.genres[:2]
         told = {"genre": keys}
     elif missing := [g for g in state.wants.genres if g not in genres]:
         points = [f"say no to {item.display}: you would like it to be more of {kind_of(missing[:1], domain)}"]
-        template = f"{item.title} isn't quite it: I'd like something more like {kind_of(missing[:1], domain)}."
+        template = _not_quite(item, f"I'd like something more like {kind_of(missing[:1], domain)}", rng)
         keys = (missing[0],)
         told = {"genre": keys}
     elif state.wants.era and item.year and era_of(item.year) != state.wants.era:
         points = [f"say no to {item.display}: you would rather have one {state.wants.era}"]
-        template = f"{item.title} isn't quite it: I'd rather have one {state.wants.era}."
+        template = _not_quite(item, f"I'd rather have one {state.wants.era}", rng)
         keys = value_keys(state.wants.era)
         told = {"era": (state.wants.era,)}
     else:
         more = next((m for m in state.wants.moods if m not in item.description.lower()), None)
         reason = f"you want something more {more}" if more else f"it is not quite what you are after {domain.when}"
         points = [f"say no to {item.display}: {reason}"]
-        template = f"{item.title} isn't quite it: " + (f"I want something more {more}." if more else f"not what I'm after {domain.when}.")
+        template = _not_quite(item, f"I want something more {more}" if more else f"not what I'm after {domain.when}", rng)
         keys = (more,) if more else ()
         told = {"mood": keys} if more else {}
     if any(code in acts for code in ("CON", "REF", "STO")):
         points.append("ask for another suggestion")
+        template += " Anything else?"
     return Decided(TurnContent(move="decline", points=points, titles=[item.display]), template, item=item,
                    accept=False, may_name=(item.display,), say_any=keys, told=told, seen=seen is not None)
+
+
+def _not_quite(item: Item, reason: str, rng: random.Random) -> str:
+    """A decline's sentence for an offer that is near, but not it: `reason` says what is missing."""
+    return rng.choice(NOT_QUITE).format(title=item.title, reason=reason)

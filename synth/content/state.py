@@ -34,7 +34,7 @@ def opinion_of(review: Review, item: Item) -> Opinion:
 def own_words(review: Review, item: Item) -> str:
     """A few of the seeker's own words about `item`: the shortest sentence of its review that fits OWN_WORDS
     characters, else the review's mood words ('gripping, dark'), else its tags; '' if none."""
-    text = " ".join(review.text.split())
+    text = " ".join(re.sub(r"\[([^\]]*)\]", r"\1", review.text).split())  # a critic's editorial "[Julia Roberts]"
     fitting = [s.strip().rstrip(".") for s in re.split(r"(?<=[.!?])\s+", text) if 12 <= len(s.strip()) <= OWN_WORDS]
     if fitting:
         return min(fitting, key=len)

@@ -133,9 +133,10 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     if decided.say_any and not says_any(text, decided.say_any):
         found.append(Defect("leaves_out_content", " / ".join(decided.say_any)))
     allowed = {*content.titles, *decided.may_name}
+    rest = _without_titles(text, allowed)  # "Battle for the Planet of the Apes" names no "Planet of the Apes"
     found += [
         Defect("names_another_title", item.display) for item in context.items
-        if item.display not in allowed and mentions(text, item.display, context.short_titles)
+        if item.display not in allowed and mentions(rest, item.display, context.short_titles)
     ]
     found += [Defect("names_a_person", name) for name in _unknown_names(text, decided, context)]
     if context.role == "seeker":
@@ -158,6 +159,15 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     given = " ".join([*content.points, *content.titles, decided.template])
     found += [Defect("states_an_unknown_date", date) for date in _YEAR_OR_DECADE.findall(text) if date.strip("'") not in given]
     return found
+
+
+def _without_titles(text: str, titles: set[str]) -> str:
+    """`text` less the words of `titles` (each without its year, any case), so that a title inside one of them is
+    not taken for a mention of its own."""
+    for title in sorted(titles, key=len, reverse=True):
+        name = re.sub(r"\s*\(\d{4}\)$", "", title)
+        text = re.sub(rf"{re.escape(name)}(?:\s*\(\d{{4}}\))?", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def _seeker_slips(text: str, decided: Decided) -> list[Defect]:

@@ -1,5 +1,6 @@
 """The model's one job in decided wording: put one decided content in words. A short prompt (the speaker's role
-and way of talking, the other side's last message, the content's points, a length) for a short JSON reply."""
+and way of talking, the other side's last message, the content's template sentence to say in its own words, a
+length) for a short JSON reply."""
 
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ def wording_messages(
 ) -> list[dict[str, str]]:
     """The wording prompt of one turn: the role's standing lines (the same for every turn of a dialogue, so the
     KV cache serves them), the other side's `last` message where the move answers it (ANSWERS), and the turn's
-    content."""
+    content as its template sentence, to be said again in the speaker's own words (a small model rewords a
+    sentence far more faithfully than it writes one from a list of points)."""
     shown = last if decided.content.move in ANSWERS else ""
     return [
         {"role": "system", "content": prompts.render("word_system", role=role, style=style)},
-        {"role": "user", "content": prompts.render("word_turn", last=shown, points=decided.content.points, words=words)},
+        {"role": "user", "content": prompts.render("word_turn", last=shown, points=decided.content.points, sentence=decided.template,
+                                                         words=words)},
     ]
 
 
