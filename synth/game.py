@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 
 from synth.analysis.defects import ReplyContext, question_move, split_opinion, target_draw, taste
 from synth.config import Strategy, Wording
-from synth.content.decide import content_rng, recommender_content, seeker_content
+from synth.content.decide import content_rng, recommender_content
+from synth.content.seeker import seeker_content
 from synth.content.state import Ledger, pearl_state
 from synth.domain import Domain
 from synth.personas import GameSpec, ReviewIndex

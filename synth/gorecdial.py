@@ -8,7 +8,8 @@ from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
 from synth.config import Strategy, Wording
-from synth.content.decide import asked_in, content_rng, seeker_content
+from synth.content.decide import asked_in, content_rng
+from synth.content.seeker import seeker_content
 from synth.content.state import Ledger, set_state
 from synth.domain import Domain
 from synth.movie_sets import MovieSet

@@ -9,28 +9,39 @@ from collections.abc import Sequence
 from synth.domain import Domain
 from synth.records import Item
 
-FACT_CHARS = 140  # characters of an item's description given as a fact at most
+FACT_CHARS = 140  # characters of an item's description given as a fact, where it can be cut
+MAX_FACT_CHARS = 200  # ... and where it cannot
+CRITIC_WORDS = 5  # a critic's quote shorter than this says too little to give as what a critic thought
 # catalog genres as a person says them ("a family movie", not "a children movie"; MovieLens's "Film-Noir")
 GENRE_WORDS = {"children": "family", "film-noir": "film noir", "animation": "animated", "imax": "IMAX"}
 
 
 def plot_of(item: Item) -> str:
     """What the item is about: its description's first sentence (FACT_CHARS at most); '' where the description
-    tells no story (none, or MovieLens's, which opens with the genres list: "Drama, Thriller. A critic: ...")."""
+    tells no story (none, or MovieLens's, which opens with the genres list: "Drama, Thriller. A critic: ..."), or
+    one too long to give whole."""
     text = " ".join(item.description.split())
     first = text.split(". ")[0].rstrip(".")
     if not first or first.lower() == ", ".join(g.lower() for g in item.genres):
         return ""
     if len(first) <= FACT_CHARS:
         return first
-    clause = first.find(", ", FACT_CHARS // 2, FACT_CHARS)  # the first clause that ends past half the room
-    return first[:clause] if clause > 0 else first[:FACT_CHARS].rsplit(" ", 1)[0]
+    # the story before its appositive ("..., a sharp satirical horror-thriller for ..."); a cut at any other comma
+    # leaves half a phrase ("haunted by a calm" of "a calm, murderous computer"), so a sentence without one is
+    # given whole where it fits MAX_FACT_CHARS, else not at all
+    appositive = [m.start() for m in re.finditer(r", an? ", first) if FACT_CHARS // 3 <= m.start() <= FACT_CHARS]
+    if appositive:
+        return first[:appositive[-1]]
+    return first if len(first) <= MAX_FACT_CHARS else ""
 
 
 def critic_of(item: Item) -> str:
-    """A critic's quote the description holds (Rotten Tomatoes', on `movielens+rt`), if short; else ''."""
+    """A critic's quote the description holds (Rotten Tomatoes', on `movielens+rt`), if short but not too short,
+    and not in the first person; else ''."""
     found = re.search(r'A critic: "([^"]{10,120})"', item.description)
-    return found.group(1) if found else ""
+    if not found or len(found.group(1).split()) < CRITIC_WORDS or re.match(r"I\b", found.group(1)):
+        return ""  # "I loved it." tells nothing of the movie, and said again it is the recommender's own verdict
+    return found.group(1)
 
 
 def people_of(item: Item) -> list[str]:

@@ -134,4 +134,4 @@ class Ledger:
 
     def told_values(self) -> set[str]:
         """Every value the seeker told, lower case (genres, moods, era)."""
-        return {value.lower() for values in self.told.values() for value in values}
+        return {value.lower() for attribute, values in self.told.items() if attribute != "avoid" for value in values}

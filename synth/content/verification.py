@@ -48,7 +48,7 @@ _OTHER_WANTS = {
                               r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
                               r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b"
                               r"|\bI(?:'m| am) (?:so |really )?(?:excited|eager) to\b|\bcan't wait to (?:watch|see|check)\b"
-                              r"|\bI (?:loved|liked|enjoyed) (?:it|that|this)\b|\bI remember\b",
+                              r"|\bI (?:loved|liked|enjoyed) (?:it|that|this)\b|\bI remember\b|\bwhat I was thinking\b",
                               re.IGNORECASE),
 }
 # a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
@@ -95,11 +95,15 @@ _NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|su
 _AS_I_SAID = re.compile(r"\bI (?:just |already )?(?:said|told you|mentioned)\b|\bas I said\b", re.IGNORECASE)
 # a seeker telling its taste as if answering an offer nobody made ("Oh, Moonlight sounds perfect")
 _SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantastic|good)\b", re.IGNORECASE)
+# a seeker agreeing or giving thanks where it only tells its taste ("I agree. Thanks for the suggestion.")
+_AGREES = re.compile(r"\bI agree\b|\bthanks? (?:you )?for (?:the|your|that) (?:suggestions?|recommendations?|idea)\b",
+                     re.IGNORECASE)
 # a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
 _PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
                        re.IGNORECASE)
-# a movie said to be something else than a movie ("The Truman Show is a show, not a movie")
-_NOT_ITS_KIND = re.compile(r"\bnot (?:a|an|really a) (?:movie|film|book)\b|\b(?:is|it's) (?:a |an )?(?:tv |television )?"
+# a movie said to be something else than a movie ("The Truman Show is a show, not a movie"; but "not a movie from
+# the 1970s", an offer's own words)
+_NOT_ITS_KIND = re.compile(r"\bnot (?:a|an|really a) (?:movie|film|book)\b(?! (?:from|that)\b)|\b(?:is|it's) (?:a |an )?(?:tv |television )?"
                            r"(?:show|series)\b", re.IGNORECASE)
 # letters of a script no reply of an English dialogue holds ("Do you have any other推荐?")
 _FOREIGN_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u3040-\u30ff\u3400-\u9fff"
@@ -181,7 +185,7 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
             found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
     if decided.content.move in ("inquire", "decline") and (welcome := _WELCOMES.search(text)):
         found.append(Defect("welcomes_a_miss", welcome.group(0)))
-    if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text)):
+    if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
     if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
         found.append(Defect("puts_off_the_choice", off.group(0)))

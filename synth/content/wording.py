@@ -28,8 +28,8 @@ def wording_messages(
     shown = last if decided.content.move in ANSWERS else ""
     return [
         {"role": "system", "content": prompts.render("word_system", role=role, style=style)},
-        {"role": "user", "content": prompts.render("word_turn", last=shown, points=decided.content.points, sentence=decided.template,
-                                                         words=words)},
+        {"role": "user", "content": prompts.render("word_turn", last=shown, points=decided.content.points,
+                                                   sentence=decided.template, words=words)},
     ]
 
 
