@@ -212,7 +212,11 @@ class _PearlMoves(RecordMoves):
                                   foreign_words=tuple(self.game.recommender.prompts.domain.foreign_words))
 
     def query(self) -> str:
-        """The retrieval query: the dialogue so far, scripted opening left out."""
+        """The retrieval query: in decided wording, the genres and moods the seeker said it wants (the dialogue's
+        words also hold every title and plot offered before, which pull the search toward what was turned down);
+        else, or before it said any, the dialogue so far, scripted opening left out."""
+        if self.state is not None and (wanted := self.ledger.wanted()):
+            return wanted
         return " ".join(t.text for t in self.turns[self.scripted :])
 
     async def seeker_turn(self, step: int, seed: int) -> Outcome | None:

@@ -7,7 +7,8 @@
   (`movie_prior`, on by default) what the sets give away without the dialogue: the candidate prior's score
   (`prior.GamePriors`, cross-fitted on the training games) times a learned weight, so that the dialogue's evidence
   adds to the prior's rather than relearning it from a few hundred games (the paper's PREDICT is the dot product
-  alone: `--no-movie-prior`). A learned score of each candidate alone, the earlier item bias, memorised the
+  alone: `--no-movie-prior`). How much each counts is fitted last, on training games the expert did not learn
+  from (`calibration`): the dot product of games it learnt reads far surer than it is on new ones. A learned score of each candidate alone, the earlier item bias, memorised the
   training games' correct movies (Turn@1 0.99 on them, 0.37 held out) and is gone;
 - DECIDE: a two-layer MLP over the context and the candidate probabilities: speak or recommend;
 - GENERATE: a GRU decoder started from the context, with dot attention over the context's word states and
@@ -51,6 +52,8 @@ class ExpertConfig(BaseModel):
     learning_rate: float = 2e-3
     movie_prior: bool = True  # PREDICT adds the candidate prior's scores (False: the paper's form)
     predict_dropout: float = 0.5  # on the context and the candidates PREDICT compares, in training
+    calibration: float = 0.25  # share of the training games held out to weigh the dialogue against the prior
+    # (training.calibrate; 0: both weights as training left them)
 
 
 class Vocabulary:
@@ -121,6 +124,7 @@ def build_expert(torch: Any, vocabulary: int, config: ExpertConfig) -> Any:
             self.utterance_rnn = nn.GRU(dim, hidden, batch_first=True)
             self.movie_projection = nn.Linear(dim, hidden)
             self.prior_weight = nn.Parameter(torch.ones(())) if config.movie_prior else None
+            self.register_buffer("dialogue_weight", torch.ones(()))  # set by training.calibrate
             self.dropout = nn.Dropout(config.predict_dropout)
             self.decide_mlp = nn.Sequential(nn.Linear(hidden + CANDIDATES, hidden), nn.ReLU(), nn.Linear(hidden, 2))
             self.decoder = nn.GRU(dim, hidden, batch_first=True)
@@ -146,7 +150,7 @@ def build_expert(torch: Any, vocabulary: int, config: ExpertConfig) -> Any:
         def predict(self, context: Any, movies: Any, prior: Any) -> Any:
             """Candidate logits (B, C) from the context, the candidates' words and their prior scores (B, C)."""
             candidates = self.dropout(self.movies(movies))
-            logits = torch.einsum("bh,bch->bc", self.dropout(context), candidates)
+            logits = self.dialogue_weight * torch.einsum("bh,bch->bc", self.dropout(context), candidates)
             return logits if self.prior_weight is None else logits + self.prior_weight * prior
 
         def decide(self, context: Any, scores: Any) -> Any:

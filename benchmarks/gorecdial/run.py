@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
+from synth.analysis.intervals import clustered_mean_interval
 from synth.benchmarks.crs.datasets import parse_specs
 from synth.benchmarks.gorecdial import baselines
 from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
@@ -33,6 +34,7 @@ from synth.gorecdial import GoRecDialRules
 
 GAME_EXPERTS = ("+DECIDE", "+PLAN")  # the supervised and the bot-play expert: both decide
 EXPERT_NAMES = {"+DECIDE": "supervised (+DECIDE)", "+PLAN": "bot-play (+PLAN)"}
+PRIOR = "candidate prior (no context)"
 
 
 @dataclass
@@ -156,6 +158,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
         "test_games": len(held_out),
         "supervised": supervised,
         "turn_curves": {name: tally.turn_curve() for name, tally in tallies.items() if tally.turn_ranks},
+        "against_prior": against_prior(tallies),
         "games": {
             seeker: {EXPERT_NAMES[name]: game_metrics(games, rules.max_utterances) for name, games in by_expert.items()}
             for seeker, by_expert in played.items()
@@ -167,6 +170,24 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
     }
 
 
+def against_prior(tallies: dict[str, Tally]) -> dict[str, dict[str, Any]]:
+    """Each expert that predicts against the candidate prior, turn by turn on the same expert turns: the mean
+    difference of Turn@1 and its paired 95% interval, whole games resampled (a game's turns share its candidates
+    and prior); apart from zero, the dialogue tells what the sets do not."""
+    prior = tallies[PRIOR].turn_ranks
+    found = {}
+    for name, tally in tallies.items():
+        if (name in VARIANTS or name == "+PLAN") and len(tally.turn_ranks) == len(prior) > 0:
+            games: list[list[int]] = []
+            for (index, rank), (_, base) in zip(tally.turn_ranks, prior):
+                if index == 1:  # a game's first expert turn
+                    games.append([])
+                games[-1].append(int(rank <= 1) - int(base <= 1))
+            total = sum(sum(g) for g in games) / sum(len(g) for g in games)
+            found[name] = {"turn@1": total, "turn@1_ci": clustered_mean_interval(games)}
+    return found
+
+
 def _evaluation(train: GameSet, test: GameSet, splits: int) -> str:
     if splits == 1:
         return "held-out test set"
@@ -176,7 +197,7 @@ def _evaluation(train: GameSet, test: GameSet, splits: int) -> str:
 
 
 def _baselines(train: Sequence[Game], test: Sequence[Game], seed: int, setup: Any, tallies: dict[str, Tally]) -> None:
-    found = {"candidate prior (no context)": baselines.candidate_prior(train, test, seed),
+    found = {PRIOR: baselines.candidate_prior(train, test, seed),
              "dense recommendation": baselines.dense_recommendation(test, setup)}
     found.update({f"{name} response ranker": tally
                   for name, tally in baselines.response_rankers(train, test, setup).items()})

@@ -11,7 +11,7 @@ from typing import Any
 
 from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
 from synth.benchmarks.gorecdial.expert import PAD, Encoder, ExpertConfig, Vocabulary, build_expert
-from synth.benchmarks.gorecdial.games import DECISIONS, Game
+from synth.benchmarks.gorecdial.games import DECISIONS, Game, folds
 from synth.benchmarks.gorecdial.prior import GamePriors
 from synth.errors import SynthError
 
@@ -105,11 +105,15 @@ def aspect_losses(model: Any, batch: Examples) -> tuple[Any, Any, Any]:
 def train_supervised(
     games: Sequence[Game], variant: str, config: ExpertConfig, seed: int, progress: bool = False, label: str = ""
 ) -> Expert:
-    """An expert of `variant` trained on `games` (seeded)."""
+    """An expert of `variant` trained on `games` (seeded). One that predicts with the prior learns from all but a
+    `config.calibration` share of them, on which its two weights are then fitted (`calibrate`)."""
     torch = require_torch()
+    learning, calibrating = list(games), []
+    if config.movie_prior and VARIANTS[variant][1] > 0 and config.calibration > 0:
+        learning, calibrating = folds(games, max(2, round(1 / config.calibration)), seed)[0]
     vocabulary = Vocabulary.build(games, config.vocabulary)
-    encoder = Encoder(vocabulary, config, GamePriors(games, seed) if config.movie_prior else None)
-    examples = turn_examples(games, encoder)
+    encoder = Encoder(vocabulary, config, GamePriors(learning, seed) if config.movie_prior else None)
+    examples = turn_examples(learning, encoder)
     torch.manual_seed(seed)
     model = build_expert(torch, len(vocabulary.tokens), config)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
@@ -125,5 +129,32 @@ def train_supervised(
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
     model.eval()
+    if calibrating:
+        calibrate(model, turn_examples(calibrating, encoder))
+        encoder.priors = GamePriors(games, seed)  # new games' scores from the prior of every training game
     final_a, final_b = VARIANTS[variant]
     return Expert(variant, encoder, model, predicts=final_b > 0, decides=final_a + final_b < 1)
+
+
+def calibrate(model: Any, held_out: Examples) -> None:
+    """Fit PREDICT's two weights, of the dialogue's dot product and of the prior's score, by cross-entropy on
+    expert turns of games the model did not learn from (the dialogue's weight kept >= 0): stacking, so that the
+    dialogue counts as much as it tells on new games, not as much as it told on the games it memorised."""
+    torch = require_torch()
+    with torch.no_grad():
+        context = model.context(held_out.history)[0]
+        dot = torch.einsum("bh,bch->bc", context, model.movies(held_out.movies))
+    weights = torch.tensor([1.0, float(model.prior_weight.detach())], requires_grad=True)
+    optimiser = torch.optim.LBFGS([weights], max_iter=100)
+
+    def loss() -> Any:
+        optimiser.zero_grad()
+        value = torch.nn.functional.cross_entropy(weights[0].clamp(min=0) * dot + weights[1] * held_out.prior,
+                                                  held_out.correct)
+        value.backward()
+        return value
+
+    optimiser.step(loss)
+    with torch.no_grad():
+        model.dialogue_weight.fill_(float(weights[0].clamp(min=0)))
+        model.prior_weight.fill_(float(weights[1]))

@@ -16,6 +16,7 @@ ASK_KEYS = {  # words one of which a question about the attribute says
     "avoid": ("avoid", "skip", "rather not", "stay away"),
 }
 SEEN_KEYS = ("seen", "watched", "saw")
+QUOTED_WORDS = 8  # a liked movie's own words quoted in the seeker's example at most
 FOLLOW_UPS = ("avoid", "more")  # what the recommender asks, in this order, once it has asked of every attribute
 NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
 TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
@@ -29,7 +30,7 @@ ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's quest
     "mood": (("ask what mood or feel they want the {noun} to have", "What sort of mood are you after {when}?"),
              ("ask whether they want something light or something heavier", "Something light, or something heavier?"),
              ("ask what feel they are hoping for", "What kind of feel are you hoping for?"),
-             ("ask what mood they are in", "What are you in the mood for, feel-wise?")),
+             ("ask whether they want something fun or something serious", "Something fun, or more serious?")),
     "era": (("ask whether they want an older {noun} or a recent one", "Do you want something older, or more recent?"),
             ("ask whether a classic or something new suits them better", "A classic, or something new?"),
             ("ask whether the year matters to them", "Any preference on how old it is?"),
@@ -43,7 +44,7 @@ ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's quest
     "avoid": (("ask whether there is anything they would rather avoid", "Anything you'd rather avoid?"),
               ("ask whether there is anything they would rather skip", "Anything you'd rather skip?")),
 }
-NODS = ("Got it.", "Okay.", "Good to know.", "Alright.", "Nice.", "Cool.", "Sounds good.", "I see.")  # the recommender's few words on what it was just told
+NODS = ("Got it.", "Okay.", "Good to know.", "Alright.", "I see.")  # no "Nice.": it may follow a no  # the recommender's few words on what it was just told
 # ways of saying why an offer fits, what it is ('{why}'), where it matches what was said or not
 FITS = ("say it fits because it is {why}", "say it is {why}, just what they asked for", "say it matches: {why}")
 IS = ("say it is {why}", "mention that it is {why}", "describe it briefly as {why}")
@@ -84,6 +85,10 @@ NOT_WANTED = ("Not {title}, I think: I'm after {wanted}.", "Hmm, I'd rather have
               "I'll pass on {title}. I really want {wanted}.")
 NOT_QUITE = ("{title} isn't quite it: {reason}.", "Hmm, not {title}: {reason}.", "I don't think {title} is it: {reason}.",
              "I'll pass on {title}, {reason}.")
+# a no for a genre the seeker dislikes, which the offer may not have named ("It's a comedy movie." of a comedy drama)
+DISLIKED = ("Hmm, {title} is {kind} too, isn't it? I don't really like {plural}.",
+            "{title} is {kind} as well, and I don't really like {plural}.",
+            "I'll pass on {title}: it's {kind} too, and I don't really like {plural}.")
 ANOTHER = ("Anything else?", "Got another one?", "What else have you got?", "Any other ideas?")
 
 
@@ -104,7 +109,10 @@ def in_own_words(words: str) -> str:
     parts = words.split(", ")
     if not words:
         return "."
-    return f", so {joined(parts)}." if all(len(part.split()) <= 2 for part in parts) else f': "{words}"'
+    if all(len(part.split()) <= 2 for part in parts):
+        return f", so {joined(parts)}."
+    # a short sentence of its own quoted; a longer one, or one cut short, reads as a review pasted into the chat
+    return f': "{words}"' if len(words.split()) <= QUOTED_WORDS and "..." not in words and "…" not in words else "."
 
 
 def one_of(era: str) -> str:

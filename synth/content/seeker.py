@@ -14,6 +14,7 @@ from synth.content.phrases import (
     ACCEPT_CLOSERS,
     ACCEPT_OPENERS,
     ANOTHER,
+    DISLIKED,
     ERA_WANTS,
     EXAMPLES,
     GENRE_WANTS,
@@ -160,7 +161,8 @@ def _question_topic(item: Item, rng: random.Random) -> str | None:
 def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
     """Yes to the target, naming what matched what it wants; it has never seen it."""
     genres = [g.lower() for g in item.genres if g.lower() in state.wants.genres] or [g.lower() for g in item.genres]
-    why = kind_of(genres[:2], domain).split(" ", 1)[1]
+    why = kind_of(genres[:3], domain).split(" ", 1)[1]  # every genre it wants the target has: the reason it
+    # turned others down was one of them
     reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
                          f"say what you like about it: {why}"))
     points = [f"say yes, you will {domain.verb} {item.display}", reason]
@@ -187,7 +189,8 @@ def _decline(
             template += f" Something I haven't {domain.seen} would be better."
     elif disliked := [g for g in genres if g in state.dislikes]:
         points = [f"say no to {item.display}: you don't like {genre_word(disliked[0])} {domain.plural}"]
-        template = f"Hmm, {item.title} isn't for me: I don't really like {genre_word(disliked[0])} {domain.plural}."
+        template = say_one(rng, DISLIKED, title=item.title, kind=kind_of(disliked[:1], domain),
+                           plural=f"{genre_word(disliked[0])} {domain.plural}")
         keys = (disliked[0],)
         told = {"avoid": (disliked[0],)}
     elif state.wants.genres and not set(genres) & set(state.wants.genres):
@@ -210,7 +213,7 @@ def _decline(
         more = next((m for m in state.wants.moods if m not in item.description.lower()), None)
         reason = f"you want something more {more}" if more else f"it is not quite what you are after {domain.when}"
         points = [f"say no to {item.display}: {reason}"]
-        template = _not_quite(item, f"I want something more {more}" if more else f"not what I'm after {domain.when}", rng)
+        template = _not_quite(item, f"I want something more {more}" if more else "I'm in the mood for something else", rng)
         keys = (more,) if more else ()
         told = {"mood": keys} if more else {}
     if any(code in acts for code in ("CON", "REF", "STO")):

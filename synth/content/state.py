@@ -132,6 +132,10 @@ class Ledger:
         """The attributes not yet told, in asking order (with a state: only those the seeker can tell)."""
         return [a for a in ATTRIBUTES if a not in self.told and (state is None or state.knows(a))]
 
+    def wanted(self) -> str:
+        """The genres and moods the seeker said it wants, in the order told: what the recommender searches for."""
+        return " ".join(value for attribute in ("genre", "mood") for value in self.told.get(attribute, ()))
+
     def told_values(self) -> set[str]:
         """Every value the seeker told, lower case (genres, moods, era)."""
         return {value.lower() for attribute, values in self.told.items() if attribute != "avoid" for value in values}

@@ -48,7 +48,8 @@ _OTHER_WANTS = {
                               r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
                               r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b"
                               r"|\bI(?:'m| am) (?:so |really )?(?:excited|eager) to\b|\bcan't wait to (?:watch|see|check)\b"
-                              r"|\bI (?:loved|liked|enjoyed) (?:it|that|this)\b|\bI remember\b|\bwhat I was thinking\b",
+                              r"|\bI (?:loved|liked|enjoyed) (?:it|that|this)\b|\bI remember\b|\bwhat I was thinking\b"
+                              r"|\bI (?:love|enjoy|loved|enjoyed) (?:watching|seeing)\b",
                               re.IGNORECASE),
 }
 # a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
@@ -79,8 +80,11 @@ _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|w
                       re.IGNORECASE)
 _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
-# shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?"
-_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as)\b")
+# shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
+# Se7en; want an action movie."
+_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
+                      r"No to)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
+                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
 # down or only asks about ("sounds like exactly what I'm looking for")
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
@@ -98,6 +102,8 @@ _SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantast
 # a seeker agreeing or giving thanks where it only tells its taste ("I agree. Thanks for the suggestion.")
 _AGREES = re.compile(r"\bI agree\b|\bthanks? (?:you )?for (?:the|your|that) (?:suggestions?|recommendations?|idea)\b",
                      re.IGNORECASE)
+# an offer that is not what was asked, said as one: "It isn't X, but it's Y" (not "It's not X, so it's Y")
+_BUT = re.compile(r"\b(?:but|though|although|rather than|instead|still|however)\b", re.IGNORECASE)
 # a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
 _PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
                        re.IGNORECASE)
@@ -113,8 +119,9 @@ _YOU_SAW = re.compile(r"\byou(?:'ve| have)(?: already)? (?:seen|watched|read)\b"
 _SAW = re.compile(r"\b(?:seen|watched|saw|read)\b", re.IGNORECASE)
 # moves where praise for a choice is out of place: the recommender's but its goodbye, the seeker's before any offer
 PRAISE_OUT_OF_PLACE = {("recommender", "ask"), ("recommender", "offer"), ("recommender", "answer"), ("seeker", "reveal")}
-# the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?")
-_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
+# the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?"), or
+# for more as it makes one ("What else are you looking for?")
+_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything else\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
                             r"|\bwhat (?:is|are|'s) .{0,60}\blike\b|\bdo you have a preference\b|\bwhat would you like\b",
                             re.IGNORECASE)
 # a seeker saying it will watch a movie it named as one it has seen and liked
@@ -156,6 +163,8 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
         found.append(Defect("takes_the_example", takes.group(0)))
     if content.move == "offer" and decided.unmet and (fit := _FITS.search(text)):
         found.append(Defect("claims_a_fit", fit.group(0)))
+    if content.move == "offer" and decided.unmet and not _BUT.search(text):
+        found.append(Defect("misses_the_but", decided.unmet))
     if decided.item is not None:
         found += [Defect("gives_another_genre", genre) for genre in _other_genres(text, decided, context)]
         if kind := _NOT_ITS_KIND.search(text):
@@ -187,6 +196,8 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
         found.append(Defect("welcomes_a_miss", welcome.group(0)))
     if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
+    if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
+        found.append(Defect("agrees_to_nothing", agrees.group(0)))
     if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
         found.append(Defect("puts_off_the_choice", off.group(0)))
     if decided.content.move in ("reveal", "accept") and "?" in text:

@@ -193,7 +193,10 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
     assert miss.content.points[-1] == "say plainly that it is not a comedy movie from the 1990s, but suggest it all the same"
     assert all(words in miss.template for words in ("The Shining", "comedy movie from the 1990s", "horror movie"))
     context = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",))
-    assert [d.name for d in verify("The Shining fits your criteria perfectly: a horror movie.", miss, context)] == ["claims_a_fit"]
+    assert [d.name for d in verify("The Shining fits your criteria perfectly: a horror movie.", miss, context)] == [
+        "claims_a_fit", "misses_the_but"]
+    assert [d.name for d in verify("The Shining isn't from the 90s, so it's a horror movie.", miss, context)] == [
+        "misses_the_but"]
     assert verify("The Shining isn't a comedy from the 90s, but it's a great horror movie.", miss, context) == []
     for stock in ("No comedy from the 90s here, sorry, but The Shining is a great horror movie.",
                   "I don't have a comedy from the 90s right now, but The Shining is a horror movie."):
@@ -370,3 +373,15 @@ def test_asked_what_it_would_rather_avoid_the_seeker_names_its_dislike_and_no_qu
     context = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     slips = verify("I agree. Thanks for the suggestion, I'd rather avoid horror movies.", answer, context)
     assert [d.name for d in slips] == ["answers_no_offer"]
+
+
+def test_the_recommender_searches_for_what_the_seeker_said_it_wants_and_an_accept_agrees_to_nothing(state, items):
+    """In decided wording the retrieval query is the genres and moods told (the dialogue's words hold every title
+    and plot offered before, which pull the search toward what was turned down); a yes says yes, not "I agree"."""
+    ledger = Ledger(told={"genre": ("comedy", "romance"), "avoid": ("horror",), "mood": ("witty",), "era": ("from the 1990s",)})
+    assert ledger.wanted() == "comedy romance witty"
+    accept = seeker_content(("ACC",), state, Ledger(), DOMAIN, content_rng(5), recommended=items["t"])
+    seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
+    assert [d.name for d in verify("I agree. Groundhog Day is a great comedy and romance movie.", accept, seeker)] == [
+        "agrees_to_nothing"]
+    assert verify("Yes! Groundhog Day, a comedy and romance movie, is just right. I'll watch it.", accept, seeker) == []

@@ -104,3 +104,16 @@ def test_intervals_are_seeded_and_tell_apart_what_differs():
     assert low == mean_interval([0.0] * 80 + [1.0] * 20, seed=3) and low[0] < 0.2 < low[1]
     assert apart(low, high) and not apart(low, mean_interval([0.0] * 75 + [1.0] * 25, seed=3))
     assert mean_interval([]) is None and mean_interval([0.5, 0.5]) == [0.5, 0.5]
+
+
+def test_a_clustered_interval_resamples_whole_games_and_is_wider_where_their_turns_move_together():
+    """Against the candidate prior, an expert's Turn@1 differences come in games whose turns share candidates:
+    resampling games, not turns, gives the honest interval, wider when a game's turns agree."""
+    from synth.analysis.intervals import clustered_mean_interval, mean_interval
+
+    games = [[1.0] * 4 if n % 5 == 0 else [0.0] * 4 for n in range(60)]  # 12 games of 60 gain, on every turn
+    flat = mean_interval([v for game in games for v in game], seed=1)
+    clustered = clustered_mean_interval(games, seed=1)
+    assert clustered == clustered_mean_interval(games, seed=1) and clustered[0] < 0.2 < clustered[1]
+    assert clustered[1] - clustered[0] > 1.5 * (flat[1] - flat[0])
+    assert clustered_mean_interval([]) is None and clustered_mean_interval([[0.0], [0.0, 0.0]]) == [0.0, 0.0]

@@ -107,6 +107,8 @@ FIXES = {
     "denies_its_kind": "call it {a_noun}, as it is",
     "welcomes_a_miss": "do not welcome it: you are not taking it",
     "answers_no_offer": "nothing has been offered yet: only say what you want",
+    "agrees_to_nothing": "say yes and that you will take it; there is nothing to agree with",
+    "misses_the_but": "say what it is not, then 'but' what it is",
     "claims_no_stock": "say what this {noun} is and is not; never that you have none of something",
     "claims_it_said": "say it plainly, without 'as I said'",
     "puts_off_the_choice": "decide now, as you were told: no putting it off",
