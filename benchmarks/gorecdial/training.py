@@ -106,7 +106,8 @@ def train_supervised(
     games: Sequence[Game], variant: str, config: ExpertConfig, seed: int, progress: bool = False, label: str = ""
 ) -> Expert:
     """An expert of `variant` trained on `games` (seeded). One that predicts with the prior learns from all but a
-    `config.calibration` share of them, on which its two weights are then fitted (`calibrate`)."""
+    `config.calibration` share of them, on which its two weights are then fitted (`calibrate`); one that also
+    decides then learns DECIDE again on the calibrated scores (`refit_decide`)."""
     torch = require_torch()
     learning, calibrating = list(games), []
     if config.movie_prior and VARIANTS[variant][1] > 0 and config.calibration > 0:
@@ -129,10 +130,12 @@ def train_supervised(
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
     model.eval()
+    final_a, final_b = VARIANTS[variant]
     if calibrating:
         calibrate(model, turn_examples(calibrating, encoder))
+        if final_a + final_b < 1:
+            refit_decide(model, examples, config, seed)
         encoder.priors = GamePriors(games, seed)  # new games' scores from the prior of every training game
-    final_a, final_b = VARIANTS[variant]
     return Expert(variant, encoder, model, predicts=final_b > 0, decides=final_a + final_b < 1)
 
 
@@ -158,3 +161,18 @@ def calibrate(model: Any, held_out: Examples) -> None:
     with torch.no_grad():
         model.dialogue_weight.fill_(float(weights[0].clamp(min=0)))
         model.prior_weight.fill_(float(weights[1]))
+
+
+def refit_decide(model: Any, examples: Examples, config: ExpertConfig, seed: int) -> None:
+    """DECIDE learnt again, alone, on PREDICT's calibrated scores: it reads how sure PREDICT is (the candidates'
+    probabilities), which the calibration changed; the rest of the model stays as it is."""
+    torch = require_torch()
+    with torch.no_grad():
+        context = model.context(examples.history)[0]
+        scores = model.predict(context, examples.movies, examples.prior)
+    optimiser = torch.optim.Adam(model.decide_mlp.parameters(), lr=config.learning_rate)
+    for rows in seeded_batches(len(examples), config.batch, config.epochs, seed, "refit DECIDE", False):
+        loss = torch.nn.functional.cross_entropy(model.decide(context[rows], scores[rows]), examples.decision[rows])
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()

@@ -14,10 +14,12 @@ ASK_KEYS = {  # words one of which a question about the attribute says
     "example": ("loved", "love", "favorite", "favourite", "liked", "enjoyed"),
     "more": ("else", "anything", "more", "other"),
     "avoid": ("avoid", "skip", "rather not", "stay away"),
+    "people": ("actor", "actors", "director", "anyone", "star", "cast"),
 }
 SEEN_KEYS = ("seen", "watched", "saw")
 QUOTED_WORDS = 8  # a liked movie's own words quoted in the seeker's example at most
-FOLLOW_UPS = ("avoid", "more")  # what the recommender asks, in this order, once it has asked of every attribute
+FOLLOW_UPS = ("avoid", "people", "more")  # what the recommender asks, in this order, once it has asked of every attribute
+NO_PREFERENCE_KEYS = ("particular", "preference", "in mind", "whatever", "anything", "not sure", "open", "don't mind")
 NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
 TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
               "opinion": ("good", "worth", "think", "critics", "like")}
@@ -40,9 +42,11 @@ ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's quest
                 ("ask which {noun} they enjoyed lately", "Enjoyed any {plural} lately?"),
                 ("ask for a {noun} they liked a lot", "What's a {noun} you liked a lot?")),
     "more": (("ask whether there is anything else they want in it", "Anything else you'd like in it?"),
-             ("ask whether there is anything else to know about what they want", "Anything else I should know?")),
+             ("ask whether there is anything else they are hoping for", "Anything else you're hoping for?")),
     "avoid": (("ask whether there is anything they would rather avoid", "Anything you'd rather avoid?"),
               ("ask whether there is anything they would rather skip", "Anything you'd rather skip?")),
+    "people": (("ask whether they have a favorite actor or director", "Any actor or director you especially like?"),
+               ("ask whether anyone in particular should be in it", "Anyone you'd like to see in it?")),
 }
 NODS = ("Got it.", "Okay.", "Good to know.", "Alright.", "I see.")  # no "Nice.": it may follow a no  # the recommender's few words on what it was just told
 # ways of saying why an offer fits, what it is ('{why}'), where it matches what was said or not
@@ -86,7 +90,7 @@ NOT_WANTED = ("Not {title}, I think: I'm after {wanted}.", "Hmm, I'd rather have
 NOT_QUITE = ("{title} isn't quite it: {reason}.", "Hmm, not {title}: {reason}.", "I don't think {title} is it: {reason}.",
              "I'll pass on {title}, {reason}.")
 # a no for a genre the seeker dislikes, which the offer may not have named ("It's a comedy movie." of a comedy drama)
-DISLIKED = ("Hmm, {title} is {kind} too, isn't it? I don't really like {plural}.",
+DISLIKED = ("Not {title}: it's {kind} as well, and I don't really like {plural}.",
             "{title} is {kind} as well, and I don't really like {plural}.",
             "I'll pass on {title}: it's {kind} too, and I don't really like {plural}.")
 ANOTHER = ("Anything else?", "Got another one?", "What else have you got?", "Any other ideas?")

@@ -20,6 +20,7 @@ from synth.content.phrases import (
     GENRE_WANTS,
     MOOD_WANTS,
     NO_PREFERENCE,
+    NO_PREFERENCE_KEYS,
     NOT_QUITE,
     NOT_WANTED,
     SEEN_DECLINES,
@@ -65,6 +66,9 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     example where the move speaks of its taste (PRO)."""
     if ledger.asked and ledger.asked[-1] == "avoid" and "avoid" not in ledger.told:
         return _avoid(state, domain)
+    if ledger.asked and ledger.asked[-1] == "people" and "people" not in ledger.told:  # its state names nobody
+        return Decided(TurnContent(move="reveal", points=["say there is no one in particular you want in it"]),
+                       "No one in particular, really.", told={"people": ()}, say_any=NO_PREFERENCE_KEYS)
     untold = ledger.untold(state)
     asked = ledger.asked[-1] if ledger.asked and ledger.asked[-1] in ATTRIBUTES else None
     points: list[str] = []
@@ -101,6 +105,8 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     titles = [example] if example else []
     keys = tuple(key for attribute, values in told.items() if attribute != "example" for value in values
                  for key in value_keys(value))
+    if asked is not None and told.get(asked) == ():  # its one news is having none: the words must say so
+        keys = NO_PREFERENCE_KEYS
     return Decided(TurnContent(move="reveal", points=points, titles=titles), " ".join(sentences), told=told,
                    example=example, may_name=tuple(titles), say_any=keys)
 

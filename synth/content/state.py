@@ -112,9 +112,12 @@ def _examples(seen: Iterable[Opinion], wants: Wants) -> tuple[Opinion, ...]:
 
 
 def _dislikes(seen: Iterable[Opinion], wants: Wants) -> tuple[str, ...]:
-    """The genres of the items the seeker disliked, less those it wants now."""
+    """The genres of the items the seeker disliked, less those it wants now and those of items it liked (a seeker
+    who loved a comedy does not say it would rather avoid comedies)."""
+    seen = list(seen)
+    liked = {g.lower() for o in seen if o.liked for g in o.item.genres}
     genres = [g.lower() for o in seen if o.verdict == "disliked it" for g in o.item.genres]
-    return tuple(dict.fromkeys(g for g in genres if g not in wants.genres))
+    return tuple(dict.fromkeys(g for g in genres if g not in wants.genres and g not in liked))
 
 
 @dataclass

@@ -83,7 +83,7 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|thei
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
 # Se7en; want an action movie."
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
-                      r"No to)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
+                      r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
                       r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
 # down or only asks about ("sounds like exactly what I'm looking for")
@@ -102,6 +102,8 @@ _SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantast
 # a seeker agreeing or giving thanks where it only tells its taste ("I agree. Thanks for the suggestion.")
 _AGREES = re.compile(r"\bI agree\b|\bthanks? (?:you )?for (?:the|your|that) (?:suggestions?|recommendations?|idea)\b",
                      re.IGNORECASE)
+# the recommender's nod on what it was told, echoed by the seeker as it answers ("Got it. I loved Moonlight.")
+_NOD = re.compile(r"^\W*(?:got it|i see|good to know|alright|okay)\b", re.IGNORECASE)
 # an offer that is not what was asked, said as one: "It isn't X, but it's Y" (not "It's not X, so it's Y")
 _BUT = re.compile(r"\b(?:but|though|although|rather than|instead|still|however)\b", re.IGNORECASE)
 # a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
@@ -121,7 +123,7 @@ _SAW = re.compile(r"\b(?:seen|watched|saw|read)\b", re.IGNORECASE)
 PRAISE_OUT_OF_PLACE = {("recommender", "ask"), ("recommender", "offer"), ("recommender", "answer"), ("seeker", "reveal")}
 # the recommender asking the seeker about its own suggestion ("What's it about?", "Any idea if it's a drama?"), or
 # for more as it makes one ("What else are you looking for?")
-_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything else\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
+_ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything else\b|\bdo you have\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
                             r"|\bwhat (?:is|are|'s) .{0,60}\blike\b|\bdo you have a preference\b|\bwhat would you like\b",
                             re.IGNORECASE)
 # a seeker saying it will watch a movie it named as one it has seen and liked
@@ -165,6 +167,8 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
         found.append(Defect("claims_a_fit", fit.group(0)))
     if content.move == "offer" and decided.unmet and not _BUT.search(text):
         found.append(Defect("misses_the_but", decided.unmet))
+    if content.move == "offer" and decided.unmet and not all(says_any(text, keys) for keys in _key_words(decided.unmet)):
+        found.append(Defect("leaves_out_content", decided.unmet))  # "Not a crime movie, but it's a crime movie."
     if decided.item is not None:
         found += [Defect("gives_another_genre", genre) for genre in _other_genres(text, decided, context)]
         if kind := _NOT_ITS_KIND.search(text):
@@ -194,6 +198,8 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
             found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
     if decided.content.move in ("inquire", "decline") and (welcome := _WELCOMES.search(text)):
         found.append(Defect("welcomes_a_miss", welcome.group(0)))
+    if decided.content.move == "reveal" and (nod := _NOD.search(text)):
+        found.append(Defect("echoes_a_nod", nod.group(0)))
     if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
     if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
@@ -242,6 +248,16 @@ def _plot_given(decided: Decided) -> bool:
     assert decided.item is not None
     start = " ".join(decided.item.description.split())[:20].lower()
     return bool(start) and any(start in point.lower() for point in decided.content.points)
+
+
+def _key_words(phrase: str) -> list[tuple[str, ...]]:
+    """The words of `phrase` that carry it, each with its other forms ('horror'; '1970s', '70s' of 'horror movie
+    from the 1970s')."""
+    return [(w, w[2:], f"'{w[2:]}") if re.fullmatch(r"\d{4}s", w) else (w,)
+            for w in re.findall(r"[\w'-]+", phrase.lower()) if w not in _FILLER]
+
+
+_FILLER = frozenset({"a", "an", "the", "from", "that", "is", "movie", "film", "book", "one", "of"})
 
 
 def says_any(text: str, keys: tuple[str, ...]) -> bool:

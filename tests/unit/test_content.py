@@ -194,8 +194,10 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
     assert all(words in miss.template for words in ("The Shining", "comedy movie from the 1990s", "horror movie"))
     context = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",))
     assert [d.name for d in verify("The Shining fits your criteria perfectly: a horror movie.", miss, context)] == [
-        "claims_a_fit", "misses_the_but"]
-    assert [d.name for d in verify("The Shining isn't from the 90s, so it's a horror movie.", miss, context)] == [
+        "claims_a_fit", "misses_the_but", "leaves_out_content"]
+    assert [d.name for d in verify("The Shining? Not a horror movie, but it's a horror movie.", miss, context)] == [
+        "leaves_out_content"]
+    assert [d.name for d in verify("The Shining isn't a comedy from the 90s, so it's a horror movie.", miss, context)] == [
         "misses_the_but"]
     assert verify("The Shining isn't a comedy from the 90s, but it's a great horror movie.", miss, context) == []
     for stock in ("No comedy from the 90s here, sorry, but The Shining is a great horror movie.",
@@ -366,12 +368,19 @@ def test_asked_what_it_would_rather_avoid_the_seeker_names_its_dislike_and_no_qu
     answer = seeker_content(("ANS",), state, ledger, DOMAIN, content_rng(2))
     assert answer.template == "I'd rather avoid horror movies." and answer.told == {"avoid": ("horror",)}
     answer.record(ledger)
+    people = recommender_content(("REQ",), ledger, DOMAIN, content_rng(3))
+    assert people.asks_about == "people"
+    people.record(ledger)
+    nobody = seeker_content(("ANS",), state, ledger, DOMAIN, content_rng(2))
+    assert nobody.template == "No one in particular, really." and nobody.told == {"people": ()}
+    nobody.record(ledger)
+    seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
+    assert [d.name for d in verify("Got it. No one in particular.", nobody, seeker)] == ["echoes_a_nod"]
     assert recommender_content(("REQ",), ledger, DOMAIN, content_rng(3)).asks_about == "more"
     ledger.told["genre"] = ("horror", "comedy")  # even where a horror movie would match more of what was said
     offer = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(4), candidates=[items["s"], items["a"]])
     assert offer.item.id == "a"
-    context = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
-    slips = verify("I agree. Thanks for the suggestion, I'd rather avoid horror movies.", answer, context)
+    slips = verify("I agree. Thanks for the suggestion, I'd rather avoid horror movies.", answer, seeker)
     assert [d.name for d in slips] == ["answers_no_offer"]
 
 

@@ -179,6 +179,26 @@ def test_the_prior_the_expert_reads_is_cross_fitted_on_its_training_games():
     assert priors(outside) == in_sample.scores(outside.candidates)
 
 
+def test_predict_weighs_the_dialogue_by_what_it_tells_on_games_the_expert_did_not_learn():
+    """Fitted on held-out games, PREDICT's two weights follow what each source tells there: a dialogue reading that
+    tells nothing (an untrained model's dot products, noise) is weighed near zero, a prior that points at the
+    correct candidate up; so the dialogue counts as much as it tells on new games, not as much as it told on the
+    games the expert memorised. The full expert learns its weight where the dialogue tells
+    (test_supervised_expert_learns_to_predict_and_decide)."""
+    from synth.benchmarks.gorecdial.expert import Encoder, Vocabulary, build_expert
+    from synth.benchmarks.gorecdial.training import calibrate, turn_examples
+
+    games = made_up_games(60, seed=4)
+    encoder = Encoder(Vocabulary.build(games, SMALL.vocabulary), SMALL)
+    torch.manual_seed(0)
+    model = build_expert(torch, len(encoder.vocabulary.tokens), SMALL).eval()
+    held_out = turn_examples(games, encoder)
+    pointing = torch.nn.functional.one_hot(held_out.correct, 5).float() * 2.0
+    held_out = dataclasses.replace(held_out, prior=pointing + torch.randn(pointing.shape, generator=torch.Generator().manual_seed(1)))
+    calibrate(model, held_out)
+    assert float(model.dialogue_weight) < 0.5 < 1.0 < float(model.prior_weight)
+
+
 def test_games_follow_the_rules_and_score_like_generation():
     games = made_up_games(60, seed=2)
     expert = train_supervised(games[:50], "+DECIDE", SMALL, seed=0)

@@ -109,6 +109,7 @@ FIXES = {
     "answers_no_offer": "nothing has been offered yet: only say what you want",
     "agrees_to_nothing": "say yes and that you will take it; there is nothing to agree with",
     "misses_the_but": "say what it is not, then 'but' what it is",
+    "echoes_a_nod": "answer the question; no 'Got it' or 'I see' of your own",
     "claims_no_stock": "say what this {noun} is and is not; never that you have none of something",
     "claims_it_said": "say it plainly, without 'as I said'",
     "puts_off_the_choice": "decide now, as you were told: no putting it off",
