@@ -60,7 +60,8 @@ def markdown(results: dict[str, Any]) -> str:
         lines += ["| " + " | ".join(headers) + " |", "|---|" + "---:|" * len(SUPERVISED_COLUMNS)]
         lines += ["| " + " | ".join(row) + " |" for row in supervised_rows(pair)]
         if pair.get("against_prior"):
-            lines += ["", "Turn@1 against the candidate prior's, on the same expert turns (paired 95% interval): "
+            lines += ["", "Turn@1 against the candidate prior's, on the same expert turns (paired 95% interval, whole games "
+                      "resampled): "
                       + "; ".join(f"{name} {d['turn@1']:+.3f} [{d['turn@1_ci'][0]:+.3f}, {d['turn@1_ci'][1]:+.3f}]"
                                   for name, d in pair["against_prior"].items() if d["turn@1_ci"]) + "."]
         lines += ["", "### Games (greedy experts, at most 20 utterances)", ""]

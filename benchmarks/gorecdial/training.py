@@ -15,6 +15,7 @@ from synth.benchmarks.gorecdial.games import DECISIONS, Game, folds
 from synth.benchmarks.gorecdial.prior import GamePriors
 from synth.errors import SynthError
 
+MIN_CALIBRATION_GAMES = 5  # held-out games PREDICT's weights are fitted on at least; fewer: the weights as trained
 # final (a: GENERATE, b: PREDICT) of each supervised variant; DECIDE weighs 1 - a - b
 VARIANTS: dict[str, tuple[float, float]] = {
     "GENERATE": (1.0, 0.0),
@@ -106,12 +107,14 @@ def train_supervised(
     games: Sequence[Game], variant: str, config: ExpertConfig, seed: int, progress: bool = False, label: str = ""
 ) -> Expert:
     """An expert of `variant` trained on `games` (seeded). One that predicts with the prior learns from all but a
-    `config.calibration` share of them, on which its two weights are then fitted (`calibrate`); one that also
-    decides then learns DECIDE again on the calibrated scores (`refit_decide`)."""
+    `config.calibration` share of them (where that share holds MIN_CALIBRATION_GAMES), on which its two weights
+    are then fitted (`calibrate`); one that also decides then learns DECIDE again on the calibrated scores
+    (`refit_decide`)."""
     torch = require_torch()
     learning, calibrating = list(games), []
-    if config.movie_prior and VARIANTS[variant][1] > 0 and config.calibration > 0:
-        learning, calibrating = folds(games, max(2, round(1 / config.calibration)), seed)[0]
+    parts = max(2, round(1 / config.calibration)) if config.calibration > 0 else 0
+    if config.movie_prior and VARIANTS[variant][1] > 0 and parts and len(games) >= parts * MIN_CALIBRATION_GAMES:
+        learning, calibrating = folds(games, parts, seed)[0]
     vocabulary = Vocabulary.build(games, config.vocabulary)
     encoder = Encoder(vocabulary, config, GamePriors(learning, seed) if config.movie_prior else None)
     examples = turn_examples(learning, encoder)

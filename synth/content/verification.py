@@ -81,10 +81,10 @@ _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|w
 _PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
-# Se7en; want an action movie."
+# Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:")
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
                       r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
-                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b")
+                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
 # down or only asks about ("sounds like exactly what I'm looking for")
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",

@@ -376,6 +376,7 @@ def test_asked_what_it_would_rather_avoid_the_seeker_names_its_dislike_and_no_qu
     nobody.record(ledger)
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     assert [d.name for d in verify("Got it. No one in particular.", nobody, seeker)] == ["echoes_a_nod"]
+    assert [d.name for d in verify("No one in particular, really. Hmm:", nobody, seeker)] == ["garbled"]
     assert recommender_content(("REQ",), ledger, DOMAIN, content_rng(3)).asks_about == "more"
     ledger.told["genre"] = ("horror", "comedy")  # even where a horror movie would match more of what was said
     offer = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(4), candidates=[items["s"], items["a"]])
