@@ -335,7 +335,10 @@ class _GoRecDialMoves(RecordMoves):
             )
         self.turns.append(Turn(role="seeker", text=answer.utterance, accepted=answer.accept, plan=plan, checks=answer.checks,
                                content=content))
-        if recommended is not None and plan is not None and asks_first(plan):
+        # the decided content's move, where there is one: a plan that asks first may meet a suggestion the catalog
+        # says nothing about, and the seeker then answers it (the game must end on its yes)
+        asked = content.move == "inquire" if content is not None else plan is not None and asks_first(plan)
+        if recommended is not None and asked:
             self.asked_about = True
             return None
         self.recommended, self.asked_about = None, False

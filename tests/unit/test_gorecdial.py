@@ -26,6 +26,7 @@ from synth.runner import generate
 from synth.set_identifiability import identifiability
 from synth.simulators import Sampling
 from synth.strategy.courses import course_for
+from synth.strategy.model import load_strategy
 from tests.helpers import first_candidate_script, read_records
 
 
@@ -243,3 +244,13 @@ def test_a_decided_seeker_tells_its_sets_taste_and_accepts_only_the_correct_movi
     assert seeker_turns[-1].content.move == "accept" and seeker_turns[-1].accepted
     assert record.turns[-2].recommended_item == correct and record.outcome.accepted_target
     assert movielens.catalog[correct].title in seeker_turns[-1].text
+    # people's plans (--strategy human) often ask about a suggestion first, and MovieLens says nothing of its
+    # movies to ask about: the seeker answers instead, and the game ends on its yes (it once went on, the
+    # seeker saying yes twice)
+    human = GoRecDialGamePlayer(
+        movielens.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
+        GoRecDialRules(ask_turns=0, wording="decided", strategy="human"), sampling, load_strategy(),
+    )
+    for seed in range(8):
+        played = asyncio.run(human.play(GoRecDialSpec(f"h{seed}", seed, sets[0])))
+        assert [t.accepted for t in played.turns if t.accepted] == [True] and played.turns[-1].accepted, seed
