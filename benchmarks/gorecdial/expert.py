@@ -8,8 +8,9 @@
   (`prior.GamePriors`, cross-fitted on the training games) times a learned weight, so that the dialogue's evidence
   adds to the prior's rather than relearning it from a few hundred games (the paper's PREDICT is the dot product
   alone: `--no-movie-prior`). How much each counts is fitted last, on training games the expert did not learn
-  from (`calibration`): the dot product of games it learnt reads far surer than it is on new ones. A learned score of each candidate alone, the earlier item bias, memorised the
-  training games' correct movies (Turn@1 0.99 on them, 0.37 held out) and is gone;
+  from (`calibration`): the dot product of games it learnt reads far surer than it is on new ones. A learned
+  score of each candidate alone, the earlier item bias, memorised the training games' correct movies (Turn@1
+  0.99 on them, 0.37 held out) and is gone;
 - DECIDE: a two-layer MLP over the context and the candidate probabilities: speak or recommend;
 - GENERATE: a GRU decoder started from the context, with dot attention over the context's word states and
   tied input/output embeddings, for speak turns (recommend turns use `RECOMMEND_TEMPLATE`).

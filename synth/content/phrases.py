@@ -1,6 +1,7 @@
-"""The words of decided contents: the ways the recommender asks about a taste and says why an offer fits (the
-turn's seed picks one, so that dialogues do not all say the same), and the words that show a reply said a
-question's attribute or topic (verification reads them)."""
+"""The words of decided contents: the ways the recommender asks about a taste and says why an offer fits, the
+parts each template sentence is put together from (the turn's seed picks one of each, so that dialogues do not
+all say the same), and the words that show a reply said a question's attribute or topic (verification reads
+them)."""
 
 import random
 import re
@@ -48,7 +49,8 @@ ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's quest
     "people": (("ask whether they have a favorite actor or director", "Any actor or director you especially like?"),
                ("ask whether anyone in particular should be in it", "Anyone you'd like to see in it?")),
 }
-NODS = ("Got it.", "Okay.", "Good to know.", "Alright.", "I see.")  # no "Nice.": it may follow a no  # the recommender's few words on what it was just told
+# the recommender's few words on what it was just told (no "Nice.": it may follow a no)
+NODS = ("Got it.", "Okay.", "Good to know.", "Alright.", "I see.")
 # ways of saying why an offer fits, what it is ('{why}'), where it matches what was said or not
 FITS = ("say it fits because it is {why}", "say it is {why}, just what they asked for", "say it matches: {why}")
 IS = ("say it is {why}", "mention that it is {why}", "describe it briefly as {why}")
