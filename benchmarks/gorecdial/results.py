@@ -64,7 +64,7 @@ def markdown(results: dict[str, Any]) -> str:
                       "resampled): "
                       + "; ".join(f"{name} {d['turn@1']:+.3f} [{d['turn@1_ci'][0]:+.3f}, {d['turn@1_ci'][1]:+.3f}]"
                                   for name, d in pair["against_prior"].items() if d["turn@1_ci"]) + "."]
-        lines += ["", "### Games (greedy experts, at most 20 utterances)", ""]
+        lines += ["", f"### Games (greedy experts, at most {pair.get('game_utterances', 20)} utterances)", ""]
         headers = game_headers(pair)
         lines += ["| " + " | ".join(headers) + " |", "|---|" + "---:|" * (len(headers) - 1)]
         lines += ["| " + " | ".join(row) + " |" for row in game_rows(pair)]

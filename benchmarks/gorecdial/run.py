@@ -46,6 +46,7 @@ class GoRecDialOptions:
     expert: ExpertConfig = field(default_factory=ExpertConfig)
     botplay: BotPlayConfig = field(default_factory=BotPlayConfig)
     llm_games: int = 10  # held-out games played against the LLM seeker (seeded sample); 0: none
+    game_utterances: int = 20  # a game's cap after the opening, bot-play's included (the paper's 20)
     llm: BackendConfig = field(default_factory=BackendConfig)
     embedding_model: str | None = None
     progress: bool = True
@@ -111,7 +112,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
     splits = held_out_splits(train.games, test.games, settings.folds, settings.seed)
     held_out = [g for _, t in splits for g in t]
     llm_sample = {g.id for g in random.Random(settings.seed).sample(held_out, min(settings.llm_games, len(held_out)))}
-    rules = GoRecDialRules()
+    rules = GoRecDialRules(max_utterances=settings.game_utterances)
     times: dict[str, float] = {"supervised_s": 0.0, "botplay_s": 0.0, "games_s": 0.0, "baselines_s": 0.0}
     tallies: dict[str, Tally] = {}
     played: dict[str, dict[str, list[PlayedGame]]] = {"retrieval": {e: [] for e in GAME_EXPERTS}}
@@ -156,6 +157,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
         "evaluation": _evaluation(train, test, len(splits)),
         "train_games": [len(games) for games, _ in splits],  # per fold
         "test_games": len(held_out),
+        "game_utterances": rules.max_utterances,
         "supervised": supervised,
         "turn_curves": {name: tally.turn_curve() for name, tally in tallies.items() if tally.turn_ranks},
         "against_prior": against_prior(tallies),

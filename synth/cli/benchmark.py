@@ -104,6 +104,9 @@ def benchmark(
     llm_games: int = typer.Option(
         10, min=0, help="gorecdial: held-out games each expert plays against the LLM seeker (seeded); 0: none."
     ),
+    game_utterances: int = typer.Option(
+        20, min=2, help="gorecdial: utterances a game may run to after the opening (the paper's 20)."
+    ),
 ) -> None:
     """Baselines trained on each --train set and scored on each --test set. crs: recommendation (Recall@k,
     MRR, NDCG) and response generation (Dist-n, BLEU, ROUGE, F1). gorecdial: the expert's Turn@k, Chat@k,
@@ -120,7 +123,8 @@ def benchmark(
 
         results = run_gorecdial(GoRecDialOptions(
             train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(epochs=epochs, movie_prior=movie_prior),
-            botplay=BotPlayConfig(updates=botplay_updates), llm_games=llm_games, llm=llm_settings,
+            botplay=BotPlayConfig(updates=botplay_updates), llm_games=llm_games, game_utterances=game_utterances,
+            llm=llm_settings,
             embedding_model=embedding_model, progress=progress, format=input_format,
         ), console=Console(stderr=True))
         write_results(out, results, gorecdial_results)

@@ -247,8 +247,8 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     out = tmp_path / "bench"
     result = run_synth(
         "benchmark", "--suite", "gorecdial", "--train", f"smollm={run}", "--test", f"smollm={run}", "--folds", "2",
-        "--epochs", "2", "--botplay-updates", "2", "--llm-games", "1", "--model", SMOLLM, "--out", str(out),
-        "--no-progress",
+        "--epochs", "2", "--botplay-updates", "2", "--llm-games", "1", "--game-utterances", "8", "--model", SMOLLM,
+        "--out", str(out), "--no-progress",
     )
     assert result.returncode == 0, result.stderr
     pair = json.loads((out / "results.json").read_text())["pairs"][0]
@@ -257,7 +257,8 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     for expert in ("supervised (+DECIDE)", "bot-play (+PLAN)"):
         assert pair["games"]["llm"][expert]["games"] == 1 and pair["games"]["retrieval"][expert]["games"] == games
     assert pair["llm_usage"]["calls"] >= 2 and pair["llm_usage"]["completion_tokens"] > 0
-    assert "Goal (LLM seeker)" in result.stdout
+    assert "Goal (LLM seeker)" in result.stdout and "at most 8 utterances" in (out / "results.md").read_text()
+    assert all(len(game) <= 2 + 8 for game in pair["examples"].values())  # the opening, then at most 8
 
 
 def test_reply_checks_on_a_generated_run_agree_with_the_detectors_after_the_fact(smollm_run):

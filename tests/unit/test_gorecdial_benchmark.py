@@ -238,15 +238,15 @@ def test_bot_play_makes_a_hesitant_expert_recommend():
     keeps asking until the cap; bot-play's reward teaches it to recommend."""
     games = made_up_games(60, seed=3, hesitant=0.7)
     train, test = games[:40], games[40:]
-    rules = GoRecDialRules()
+    rules = GoRecDialRules(max_utterances=10)  # a hesitant game runs to the cap: 10 is enough to see it
     supervised = train_supervised(train, "+DECIDE", SMALL, seed=0)
     seeker = RetrievalSeeker(train)
     before = game_metrics(asyncio.run(play_all(supervised, seeker, test, rules)), rules.max_utterances)
-    # 100 updates: at 40 the sampled reward has risen but the greedy decision sits near the line (goal 0.0 here),
-    # at 80 just past it (0.55), so a CPU's floating-point rounding would decide the test; at 100 it reads 0.85
+    # 100 updates: the greedy goal reads 0.75 at 60 and 0.9 at 100 (from 0.2), well past the 0.7 asked, so a
+    # CPU's floating-point rounding cannot decide the test
     plan, rewards = run_bot_play(supervised, train, seeker, rules, BotPlayConfig(updates=100), seed=0)
     after = game_metrics(asyncio.run(play_all(plan, seeker, test, rules)), rules.max_utterances)
-    assert before["goal"] <= 0.3 and after["goal"] >= before["goal"] + 0.5
+    assert before["goal"] <= 0.3 and after["goal"] >= before["goal"] + 0.5, (before["goal"], after["goal"])
     assert sum(rewards[-10:]) > sum(rewards[:10])
     assert evaluate_expert(plan, test).metrics()["turn@1"] == evaluate_expert(supervised, test).metrics()["turn@1"]
 
