@@ -121,6 +121,11 @@ def in_own_words(words: str) -> str:
     return f': "{words}"' if len(words.split()) <= QUOTED_WORDS and "..." not in words and "…" not in words else "."
 
 
+def decade_forms(decade: str) -> tuple[str, ...]:
+    """The ways a reply says a decade: '1990s', '90s', "'90s"."""
+    return (decade, decade[2:], f"'{decade[2:]}")
+
+
 def one_of(era: str) -> str:
     """An era as what the seeker would like: 'one from the 1990s', 'a recent one'."""
     return era if era.startswith("a ") else f"one {era}"

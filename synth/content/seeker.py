@@ -26,6 +26,7 @@ from synth.content.phrases import (
     SEEN_DECLINES,
     SEEN_KEYS,
     TOPIC_KEYS,
+    decade_forms,
     in_own_words,
     one_of,
     say_one,
@@ -136,8 +137,7 @@ def value_keys(value: str) -> tuple[str, ...]:
     """The words that say a told value: an era as its decade ('from the 1990s' -> '1990s', '90s'), a recent one
     as 'recent' or 'new', anything else as itself."""
     if value.startswith("from the "):
-        decade = value.removeprefix("from the ")
-        return (decade, decade[2:], f"'{decade[2:]}")
+        return decade_forms(value.removeprefix("from the "))
     if value == "a recent one":
         return ("recent", "new", "newer", "latest")
     return (value,)

@@ -17,6 +17,7 @@ from synth.analysis.defects import Defect, ReplyContext
 from synth.analysis.defects.detectors import mentions
 from synth.analysis.defects.facts import PERSON_NAME
 from synth.content.decide import Decided
+from synth.content.phrases import decade_forms
 from synth.data.title_match import normalise
 
 # other words that say a genre or a mood: a reply may say "a romantic comedy" for romance and comedy
@@ -250,14 +251,14 @@ def _plot_given(decided: Decided) -> bool:
     return bool(start) and any(start in point.lower() for point in decided.content.points)
 
 
+_FILLER = frozenset({"a", "an", "the", "from", "that", "is", "movie", "film", "book", "one", "of"})
+
+
 def _key_words(phrase: str) -> list[tuple[str, ...]]:
     """The words of `phrase` that carry it, each with its other forms ('horror'; '1970s', '70s' of 'horror movie
     from the 1970s')."""
-    return [(w, w[2:], f"'{w[2:]}") if re.fullmatch(r"\d{4}s", w) else (w,)
+    return [decade_forms(w) if re.fullmatch(r"\d{4}s", w) else (w,)
             for w in re.findall(r"[\w'-]+", phrase.lower()) if w not in _FILLER]
-
-
-_FILLER = frozenset({"a", "an", "the", "from", "that", "is", "movie", "film", "book", "one", "of"})
 
 
 def says_any(text: str, keys: tuple[str, ...]) -> bool:
