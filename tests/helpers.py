@@ -50,6 +50,22 @@ def run_synth(
     )
 
 
+def invoke_synth(*args: str) -> subprocess.CompletedProcess:
+    """`synth *args` in this process, through the same CLI app (typer's CliRunner), output captured as by run_synth:
+    the same parsing and code without a new interpreter importing torch and the embedding model again (5-8 s a
+    call). For a command's output and files; where the process itself is tested (signals, native faults, the
+    environment it reads at start, the console script), run_synth. An exception the CLI would print as a
+    traceback is raised here."""
+    from typer.testing import CliRunner
+
+    from synth.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(["synth", *args], result.exit_code, result.stdout, result.stderr)
+
+
 SIMULATED = Path(__file__).parent / "simulated"
 
 
@@ -258,3 +274,4 @@ def first_lines(source: Path, target: Path, count: int) -> Path:
     with source.open() as handle:
         target.write_text("".join(next(handle) for _ in range(count)))
     return target
+

@@ -21,7 +21,7 @@ from synth.replies import parse_recommender, recommender_schema
 from synth.runs.folder import RunFolder
 from synth.turns import SEED_EXCHANGE
 from tests.export_readers import pearl_responses, redial_conversations, redial_problems
-from tests.helpers import SMOLLM, generate_smollm, read_records, run_synth
+from tests.helpers import SMOLLM, generate_smollm, invoke_synth, read_records, run_synth
 
 DEFAULT_MODEL = "packaged:qwen2.5-coder-1.5b"  # the offline default (the Hub's Qwen2.5-1.5B cannot be reached here)
 
@@ -137,8 +137,10 @@ def test_real_model_summarises_reviews_once(tmp_path, catalog, reviews):
 
 
 def test_dry_run_estimates_a_large_run_from_one_real_game(tmp_path):
+    # a game of 2 utterances after the opening: its prompts still hold about 2,000 tokens (the short SmolLM2 runs
+    # of the kill and Ray tests), far past the 300 asked
     result = run_synth(
-        "generate", "--dry-run", "--dry-run-sample", "1", "--n", "50000", "--max-utterances", "4", "--model", SMOLLM,
+        "generate", "--dry-run", "--dry-run-sample", "1", "--n", "50000", "--max-utterances", "2", "--model", SMOLLM,
         "--price-prompt", "0.1", "--price-completion", "0.4", "--out", str(tmp_path),
     )
     assert result.returncode == 0, result.stderr
@@ -154,7 +156,7 @@ def test_filter_runs_on_a_generated_run(smollm_run, tmp_path):
     """`synth filter` on real generated dialogues: every dialogue is either kept unchanged or dropped
     with its filters' reasons, and the report adds up."""
     out = tmp_path / "filtered"
-    result = run_synth("filter", str(smollm_run), "--out", str(out), "--no-progress", "--json")
+    result = invoke_synth("filter", str(smollm_run), "--out", str(out), "--no-progress", "--json")  # in this process
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     generated = {r.id: r for r in read_records(smollm_run)}
@@ -172,7 +174,8 @@ def test_filter_runs_on_a_generated_run(smollm_run, tmp_path):
 def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
     """`synth stats` and every export read a run the embedded model really wrote."""
     records = read_records(smollm_run)
-    result = run_synth("stats", str(smollm_run), "--json", "--no-similarity")
+    # in this process: six commands, no new interpreter each (the console script: the tests above and below)
+    result = invoke_synth("stats", str(smollm_run), "--json", "--no-similarity")
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout)
     assert stats["dialogues"] == len(records) and stats["utterances"] == sum(len(r.turns) for r in records)
@@ -181,7 +184,7 @@ def test_stats_and_exports_on_a_generated_run(smollm_run, tmp_path):
     )
     assert (smollm_run / "items.jsonl").exists()
     for to in ("pearl", "redial", "crslab", "dialoguekit", "hf"):
-        result = run_synth("export", str(smollm_run), str(tmp_path / to), "--to", to, "--no-similarity")
+        result = invoke_synth("export", str(smollm_run), str(tmp_path / to), "--to", to, "--no-similarity")
         assert result.returncode == 0, result.stderr
         assert len(load_dialogues(tmp_path / to)) == len(records)  # every format reads back, all splits
     pearl = json.loads((tmp_path / "pearl" / "train.json").read_text())
@@ -204,8 +207,8 @@ def test_default_model_runs_export_as_the_fields_readers_read_them(tmp_path, sou
     result = run_synth("generate", "--n", "1", "--seed", "11", "--max-utterances", "4", "--out", str(run),
                        "--model", DEFAULT_MODEL, "--no-progress", *extra)
     assert result.returncode == 0, result.stderr
-    for to in ("redial", "pearl"):
-        result = run_synth("export", str(run), str(tmp_path / to), "--to", to, "--splits", "train=1")
+    for to in ("redial", "pearl"):  # in this process, as above
+        result = invoke_synth("export", str(run), str(tmp_path / to), "--to", to, "--splits", "train=1")
         assert result.returncode == 0, result.stderr
     assert redial_problems(tmp_path / "redial") == []
     assert json.loads((tmp_path / "redial" / "synth_export.json").read_text())["mentions"]["share"] >= 0.95
@@ -218,7 +221,7 @@ def test_benchmark_trains_on_a_generated_run_and_asks_the_embedded_model(smollm_
     """`synth benchmark` trains on dialogues the embedded model wrote and runs the LLM zero-shot baselines on
     the real SmolLM2 (3 cases each), scored on real INSPIRED dialogues."""
     out = tmp_path / "bench"
-    result = run_synth(
+    result = invoke_synth(  # in this process: llama.cpp loads SmolLM2 here, torch is imported once
         "benchmark", "--train", f"smollm={smollm_run}", "--test", "inspired-test", "--models",
         "popularity,tfidf,llm-rec,llm-response", "--model", SMOLLM, "--max-cases", "20", "--llm-cases", "3",
         "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress",
@@ -245,7 +248,7 @@ def test_gorecdial_suite_plays_the_embedded_llm_seeker(tmp_path):
     generate_smollm(run, "--mode", "gorecdial", "--n", "2", "--max-utterances", "4", "--strategy", "pearl",
                     "--reply-resamples", "0")
     out = tmp_path / "bench"
-    result = run_synth(
+    result = invoke_synth(  # in this process, as above
         "benchmark", "--suite", "gorecdial", "--train", f"smollm={run}", "--test", f"smollm={run}", "--folds", "2",
         "--epochs", "2", "--botplay-updates", "2", "--llm-games", "1", "--game-utterances", "8", "--model", SMOLLM,
         "--out", str(out), "--no-progress",

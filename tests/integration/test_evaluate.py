@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.crs_server import crs_server, list_crs
-from tests.helpers import SMOLLM, read_records, run_synth
+from tests.helpers import SMOLLM, invoke_synth, read_records, run_synth
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +20,7 @@ def test_the_real_seeker_talks_to_four_crss_and_a_second_run_resumes(tmp_path):
         first = run_synth(*args)
         assert first.returncode == 0, first.stderr
         asked = len(received)
-        again = run_synth(*args)
+        again = invoke_synth(*args)  # in this process: no new interpreter to start for a run with nothing to play
         assert again.returncode == 0, again.stderr
     results = json.loads((out / "results.json").read_text())
     assert results["cases"]["played"] == 1 and results["settings"]["seeker_model"] == "packaged:smollm2-135m"
@@ -51,7 +51,8 @@ def test_bad_crs_and_test_sets_are_one_line_each(tmp_path, scripted_run):
         # a run of the demo catalog: none of its targets is a MovieLens movie
         (str(scripted_run), ["--crs", "oracle"], "has no target in the catalog (20 targets; the catalog is MovieLens"),
     ]:
-        result = run_synth("evaluate", "--test", test, *args, "--n", "1", "--seeker-model", SMOLLM,
-                           "--out", str(tmp_path / "x"), "--no-progress")
+        # in this process: four refusals, no new interpreter each (the test above starts the console script)
+        result = invoke_synth("evaluate", "--test", test, *args, "--n", "1", "--seeker-model", SMOLLM,
+                              "--out", str(tmp_path / "x"), "--no-progress")
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert not (tmp_path / "x" / "results.json").exists()

@@ -24,7 +24,7 @@ from synth.ray_runner import ray_generate
 from synth.runner import generate
 from synth.runs.layout import SHARDS_DIR
 from synth.runs.manifest import read_manifest
-from tests.helpers import comparable, read_records, run_synth
+from tests.helpers import comparable, invoke_synth, read_records, run_synth
 
 
 def scripted() -> ScriptedBackend:
@@ -164,7 +164,7 @@ def test_filter_on_ray_data_writes_what_the_local_filter_writes(cluster, repetit
 
 def test_cli_filter_with_ray_local(repetitive_run, tmp_path):
     """`synth filter --ray local` starts its own cluster in the command's process."""
-    local = run_synth("filter", str(repetitive_run), "--out", str(tmp_path / "local"), "--no-progress", "--json")
+    local = invoke_synth("filter", str(repetitive_run), "--out", str(tmp_path / "local"), "--no-progress", "--json")
     on_ray = run_synth("filter", str(repetitive_run), "--out", str(tmp_path / "ray"), "--no-progress", "--json",
                        "--ray", "local", "--ray-workers", "2")
     assert local.returncode == 0, local.stderr

@@ -22,7 +22,7 @@ from synth.data.paths import shared_data_root
 from synth.filters.config import FilterConfig
 from synth.filters.pipeline import filter_run
 from synth.report.build import ReportOptions, write_report
-from tests.helpers import run_synth
+from tests.helpers import invoke_synth
 
 IARD = shared_data_root() / "iard" / "umap2020_IARD_Cai.json"
 REDIAL_TEST = shared_data_root() / "redial" / "test_data.jsonl"
@@ -188,7 +188,7 @@ def test_stats_acts_side_by_side_with_a_plot(trained, scripted_run, tmp_path):
     plots = tmp_path / "plots"
     args = ["stats", f"ReDial test={REDIAL_TEST}", str(scripted_run), "--sample", "30", "--no-similarity", "--acts",
             "--acts-model", str(folder), "--fidelity-resamples", "200"]
-    result = run_synth(*args, "--json", "--plot", str(plots))
+    result = invoke_synth(*args, "--json", "--plot", str(plots))
     assert result.returncode == 0, result.stderr
     redial, run = json.loads(result.stdout)
     for stats in (redial, run):
@@ -218,7 +218,7 @@ def test_stats_acts_side_by_side_with_a_plot(trained, scripted_run, tmp_path):
     assert found["sum"]["value"] == pytest.approx(sum(part["value"] for part in parts))
     assert found["reference_words"]["recommender"] > 8 and found["words"]["recommender"] > 0  # ReDial: 10.3
 
-    per_message = run_synth(*args, "--json", "--per-message")
+    per_message = invoke_synth(*args, "--json", "--per-message")
     assert per_message.returncode == 0, per_message.stderr
     redial_messages, run_messages = (stats["acts"] for stats in json.loads(per_message.stdout))
     assert redial_messages["unit"] == run_messages["fidelity"]["unit"] == "message"
@@ -226,7 +226,7 @@ def test_stats_acts_side_by_side_with_a_plot(trained, scripted_run, tmp_path):
     assert run_messages["utterances"] == run["acts"]["utterances"]  # synth's speakers alternate
     assert run_messages["sub"] == run["acts"]["sub"]
 
-    text = run_synth(*args, "--sample", "10")
+    text = invoke_synth(*args, "--sample", "10")
     assert text.returncode == 0, text.stderr
     printed = " ".join(text.stdout.split())
     for line in ("fidelity to the reference", "JSD requests before 1st recommendation", "from ReDial test",
@@ -236,7 +236,7 @@ def test_stats_acts_side_by_side_with_a_plot(trained, scripted_run, tmp_path):
 
 def test_satisfaction_filter_drops_with_the_score_and_the_seeker_turn(trained, scripted_run, tmp_path):
     folder, _ = trained
-    strict = run_synth("filter", str(scripted_run), "--out", str(tmp_path / "strict"), "--filters", "satisfaction",
+    strict = invoke_synth("filter", str(scripted_run), "--out", str(tmp_path / "strict"), "--filters", "satisfaction",
                        "--set", f"satisfaction.model={folder}", "--set", "satisfaction.min_score=1", "--json",
                        "--no-progress")
     assert strict.returncode == 0, strict.stderr

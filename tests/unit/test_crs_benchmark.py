@@ -17,7 +17,7 @@ from synth.benchmarks.crs.items import ItemSpace, MappingReport
 from synth.benchmarks.crs.registry import resolve_models
 from synth.errors import SynthError
 from synth.records import Item
-from tests.helpers import run_synth
+from tests.helpers import invoke_synth, run_synth
 
 CATALOG = {
     "1": Item(id="1", title="Heat", year=1995),
@@ -103,9 +103,10 @@ def test_model_groups_and_unknown_names():
         resolve_models(["bert"])
 
 
-def benchmark(out: Path, cache: Path, *args: str):
-    result = run_synth("benchmark", "--out", str(out), "--cache-dir", str(cache), "--no-progress", *args,
-                       env={"HF_HUB_OFFLINE": "1"})
+def benchmark(out: Path, cache: Path, *args: str, in_process: bool = False):
+    """`synth benchmark` in a new process, offline, or (`in_process`) in this one: results.json and the output."""
+    command = ("benchmark", "--out", str(out), "--cache-dir", str(cache), "--no-progress", *args)
+    result = invoke_synth(*command) if in_process else run_synth(*command, env={"HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr
     return json.loads((out / "results.json").read_text()), result
 
@@ -147,9 +148,13 @@ def test_the_matrix_runs_end_to_end_on_real_dialogues(redial_small, scripted_run
     assert (tmp_path / "out" / "response.png").stat().st_size > 0
     assert "recommendation on inspired-test" in shown.stdout
 
-    again, _ = benchmark(tmp_path / "again", tmp_path / "cache", *args)  # fitted models come from the cache
-    # seeded: the same models (the two whose training draws random numbers; the others only count or embed)
-    refit, _ = benchmark(tmp_path / "refit", tmp_path / "cache", *args, "--refit", "--models", "neural,seq2seq")
+    # the same command twice more in this process (no new interpreter importing torch and the embedding model;
+    # the first run's was a new one): fitted models come from the cache
+    again, _ = benchmark(tmp_path / "again", tmp_path / "cache", *args, in_process=True)
+    # seeded: the same models (the two whose training draws random numbers; the others only count or embed), in
+    # another process than the first run's fits
+    refit, _ = benchmark(tmp_path / "refit", tmp_path / "cache", *args, "--refit", "--models", "neural,seq2seq",
+                         in_process=True)
     for other, cached in ((again, True), (refit, False)):
         for row in other["results"]:
             if row["model"] in trained:
@@ -158,9 +163,9 @@ def test_the_matrix_runs_end_to_end_on_real_dialogues(redial_small, scripted_run
 
 
 def test_bad_datasets_and_models_are_named(tmp_path):
-    result = run_synth("benchmark", "--train", str(tmp_path / "missing.jsonl"), "--test", "redial-test")
+    result = invoke_synth("benchmark", "--train", str(tmp_path / "missing.jsonl"), "--test", "redial-test")
     assert result.returncode != 0 and "missing.jsonl" in result.stderr and "no such file" in result.stderr
-    result = run_synth("benchmark", "--train", "redial-test", "--test", "redial-test", "--models", "bert")
+    result = invoke_synth("benchmark", "--train", "redial-test", "--test", "redial-test", "--models", "bert")
     assert result.returncode != 0 and "unknown model 'bert'" in result.stderr
 
 

@@ -18,7 +18,7 @@ from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.paths import shared_dataset
 from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.runner import generate
-from tests.helpers import run_synth
+from tests.helpers import invoke_synth
 
 NAMES = [m.name for m in DEFECTS]
 PERSONA_MEASURES = ("contradicts_review", "names_target", "borrows_description", "copies_example")
@@ -113,7 +113,8 @@ def small_run(tmp_path_factory):
 
 
 def test_stats_json_and_table_of_a_scripted_run_show_every_defect(small_run):
-    result = run_synth("stats", str(small_run), "--no-similarity", "--json", "--self-bleu-sample", "3")
+    # both in this process (no new interpreter each; test_stats.py starts the console script)
+    result = invoke_synth("stats", str(small_run), "--no-similarity", "--json", "--self-bleu-sample", "3")
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout)
     defects = stats["defects"]
@@ -126,7 +127,7 @@ def test_stats_json_and_table_of_a_scripted_run_show_every_defect(small_run):
     assert defects["same_opening"]["of"] <= stats["dialogues"] == 4
     # a run's records know their persona and the items shown
     assert all(defects[name]["of"] > 0 for name in ("contradicts_review", "names_target", "borrows_description"))
-    table = run_synth("stats", str(small_run), "--no-similarity", "--no-progress")
+    table = invoke_synth("stats", str(small_run), "--no-similarity", "--no-progress")
     assert table.returncode == 0, table.stderr
     text = " ".join(table.stdout.split())
     assert "utterance defects" in text and "copies 8+ words of the other speaker (share of utterances)" in text

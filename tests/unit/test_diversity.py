@@ -18,7 +18,7 @@ from synth.data.paths import shared_dataset
 from synth.data.redial import load_redial
 from synth.records import Item, Turn
 from synth.runs.records import record_dialogue
-from tests.helpers import record, run_synth
+from tests.helpers import invoke_synth, record
 
 GOLDEN_RUN = Path(__file__).resolve().parents[1] / "golden" / "pearl_run.dialogues.jsonl"
 SHARED = pytest.mark.skipif(
@@ -118,10 +118,11 @@ def test_coverage_without_the_shared_data_is_left_out_with_a_note(tmp_path, monk
 
 @SHARED
 def test_stats_cli_prints_the_diversity_table_and_json(tmp_path):
-    table = run_synth("stats", str(GOLDEN_RUN), "redial-test", "--sample", "40", "--no-similarity", "--no-progress")
+    # both in this process (no new interpreter each; test_stats.py starts the console script)
+    table = invoke_synth("stats", str(GOLDEN_RUN), "redial-test", "--sample", "40", "--no-similarity", "--no-progress")
     assert table.returncode == 0, table.stderr
     assert "target coverage of redial-test" in table.stdout and "Dist-2 at equal size" in table.stdout
-    result = run_synth(
+    result = invoke_synth(
         "stats", str(GOLDEN_RUN), "redial-test", "--sample", "40", "--no-similarity", "--json",
         "--self-bleu-sample", "5",
     )

@@ -28,7 +28,7 @@ from synth.runner import generate
 from synth.runs.folder import RunFolder
 from synth.short_titles import short_title
 from tests.export_readers import redial_problems
-from tests.helpers import run_synth
+from tests.helpers import invoke_synth
 
 datasets = pytest.importorskip("datasets")
 from huggingface_hub import DatasetCard  # noqa: E402
@@ -72,16 +72,17 @@ def domain_run(request: pytest.FixtureRequest) -> tuple[str, Path]:
 def test_filter_stats_and_report_run_and_speak_of_no_movies(domain_run, tmp_path):
     name, run = domain_run
     filtered = tmp_path / "filtered"
-    result = run_synth("filter", str(run), "--out", str(filtered), "--filters", "basic")
+    # the four commands in this process (no new interpreter each); the console script is tested in test_stats.py
+    result = invoke_synth("filter", str(run), "--out", str(filtered), "--filters", "basic")
     assert result.returncode == 0, result.stderr
     assert (filtered / "dialogues.jsonl").read_text().strip()
-    result = run_synth("stats", str(filtered), "--no-similarity", "--no-progress")
+    result = invoke_synth("stats", str(filtered), "--no-similarity", "--no-progress")
     assert result.returncode == 0, result.stderr
     assert not MOVIE_WORDS.search(result.stdout.split("target coverage –")[0]), result.stdout
-    figures = json.loads(run_synth("stats", str(filtered), "--json", "--no-similarity").stdout)
+    figures = json.loads(invoke_synth("stats", str(filtered), "--json", "--no-similarity").stdout)
     assert figures["distinct_items"] > 0
     assert all(value is None for value in figures["diversity"]["target_coverage"].values())
-    result = run_synth("report", str(filtered), "--no-similarity", "--no-progress")
+    result = invoke_synth("report", str(filtered), "--no-similarity", "--no-progress")
     assert result.returncode == 0, result.stderr
     page = (filtered / "report.html").read_text()
     headings = " ".join(re.findall(r"<(?:h\d|th|caption|summary)[^>]*>(.*?)</", page, re.DOTALL))

@@ -23,7 +23,7 @@ from synth.records import Item
 from synth.runs.folder import RunFolder
 from synth.runs.layout import EXPORT_MARKER
 from tests.export_readers import pearl_responses, redial_conversations, redial_problems, unicrs_text
-from tests.helpers import run_synth
+from tests.helpers import invoke_synth, run_synth
 
 datasets = pytest.importorskip("datasets")
 from huggingface_hub import DatasetCard  # noqa: E402
@@ -96,7 +96,7 @@ def test_every_export_reads_back_in_stats_and_the_benchmark(scripted_run, tmp_pa
         assert len(dialogues) == 20 and {d.meta["split"] for d in dialogues} == {"train", "validation", "test"}, to
         if to in ("redial", "crslab", "dialoguekit"):  # one utterance per turn, and the items each names
             assert sum(len(d.turns) for d in dialogues) == turns and any(t.items for d in dialogues for t in d.turns)
-        result = run_synth("stats", str(tmp_path / to), "--json", "--no-similarity")
+        result = invoke_synth("stats", str(tmp_path / to), "--json", "--no-similarity")  # in this process: 5 runs
         assert result.returncode == 0 and json.loads(result.stdout)["dialogues"] == 20, result.stderr
     dataset = load_dataset(DatasetSpec("redial", [tmp_path / "redial"]), ItemSpace(run.items))
     assert len(dataset.conversations) == 20 and any(u.items for c in dataset.conversations for u in c.utterances)

@@ -13,7 +13,7 @@ from synth.analysis.stats.table import markdown_table
 from synth.data.dialogues import Dialogue, DialogueTurn
 from synth.data.paths import shared_data_root
 from synth.progress import progress_bar
-from tests.helpers import run_synth
+from tests.helpers import invoke_synth, run_synth
 
 REDIAL_TEST = shared_data_root() / "redial" / "test_data.jsonl"
 INSPIRED_TEST = shared_data_root() / "inspired" / "data" / "dialog_data" / "test.tsv"
@@ -70,7 +70,8 @@ def test_the_stats_bar_counts_every_dialogue_of_every_dataset_against_its_total(
 @pytest.mark.skipif(not REDIAL_TEST.exists(), reason="the shared datasets are not beside the project")
 def test_stats_cli_on_a_run_and_the_human_test_sets_with_plots(scripted_run, tmp_path):
     plots = tmp_path / "plots"
-    result = run_synth(
+    # in this process: the embedding model's imports are paid once by the suite (the console script: the tests below)
+    result = invoke_synth(
         "stats",
         str(scripted_run),
         f"ReDial test={REDIAL_TEST}",
