@@ -43,6 +43,9 @@ class Domain(BaseModel):
     qualities: str  # "genres, mood, themes": what a GoRecDial seeker's five loved items share
     summary_aspects: str  # "genres, moods and themes": what a persona summary describes
     genre_word: str  # "genres": what the catalog's `genres` are ("categories", "cuisines")
+    # genres said as nouns of their own ("a comedy", "comedies"), singular -> plural; the others are said with the
+    # domain's noun ("a horror movie", "horror movies")
+    genre_nouns: dict[str, str] = {}
     directors_label: str  # "directed by": how the item's `directors` are introduced
     cast_label: str  # "starring": how the item's `cast` is introduced
     credits: str  # "an actor or a director": what the recommender must never invent besides a year and a genre
@@ -51,6 +54,7 @@ class Domain(BaseModel):
     # how a long title may be said short (synth.short_titles): movies' titles match whole
     short_titles: ShortTitleRule = "whole"
     greeting: str  # the recommender's scripted first line
+    greetings: list[str] = []  # other ways of saying it: decided wording draws one of all of them per dialogue
     seeker_opening: str  # the seeker's scripted first line (PEARL's fixed course)
     gorecdial_expert_example: str  # the GoRecDial expert prompt's example exchange
     gorecdial_seeker_example: str  # the GoRecDial seeker prompt's example exchange

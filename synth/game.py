@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -56,9 +57,14 @@ class GameRules:
     strategy: Strategy = "pearl"
     wording: Wording = "free"  # decided: the content of each turn is decided (synth.content), the model words it
 
-    def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
-        """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
-        return opening(self.strategy, domain)
+    def script(self, domain: Domain | None = None, seed: int = 0) -> tuple[tuple[Role, str], ...]:
+        """The scripted opening of this strategy in the domain's words (synth.turns.opening); in decided wording
+        its greeting is one of the domain's ways of saying it, the dialogue `seed`'s pick."""
+        lines = opening(self.strategy, domain)
+        if self.wording == "decided" and domain is not None and domain.greetings:
+            greeting = random.Random(f"greeting:{seed}").choice([domain.greeting, *domain.greetings])
+            lines = (("recommender", greeting), *lines[1:])
+        return lines
 
     def last_offer(self, step: int) -> bool:
         """Whether a recommender turn at `step` is its last one before the cap. Outside PEARL's fixed course
@@ -132,7 +138,7 @@ class PearlGame:
         usage = Usage()
         moves = _PearlMoves(self, spec, usage)
         ending = await play_turns(
-            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script(self.seeker.prompts.domain)
+            moves, seed=spec.seed, max_utterances=self.rules.max_utterances, script=self.rules.script(self.seeker.prompts.domain, spec.seed)
         )
         return DialogueRecord(
             schema_version=RECORD_SCHEMA_VERSION,
@@ -318,7 +324,7 @@ class _PearlMoves(RecordMoves):
         inquire = (recommended is not None and plan is not None and asks_first(plan)
                    and self.state.opinion(recommended.id) is None)
         decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.domain, content_rng(seed),
-                                 recommended=recommended, inquire=inquire)
+                                 recommended=recommended, inquire=inquire, greet=self.seeker_first())
         worded = await word(self.game.seeker, decided, style=self.examples.style, last=self.last_words(), plan=plan,
                             seed=seed, usage=self.usage, context=replace(context, question=decided.question))
         decided.record(self.ledger)

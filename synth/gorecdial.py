@@ -361,7 +361,7 @@ class _GoRecDialMoves(RecordMoves):
         if recommended is None and (asked := asked_in(last)):  # the free expert's question, answered
             self.ledger.asked.append(asked)
         decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.player.seeker.prompts.domain,
-                                 content_rng(seed), recommended=recommended, inquire=asks)
+                                 content_rng(seed), recommended=recommended, inquire=asks, greet=self.seeker_first())
         worded = await word(self.player.seeker, decided, style="", last=last, plan=plan, seed=seed, usage=self.usage,
                             context=replace(context, question=decided.question))
         decided.record(self.ledger)

@@ -84,6 +84,10 @@ class RecordMoves:
         self.turns.append(Turn(role="recommender", text=reply.utterance, think=reply.think or None,
                                recommended_item=reply.item_id, checks=reply.checks, **details))
 
+    def seeker_first(self) -> bool:
+        """Whether the seeker has said nothing yet (its scripted opening counts)."""
+        return all(t.role != "seeker" for t in self.turns)
+
     def last_words(self) -> str:
         """The last utterance so far (the one the next turn answers); '' before any."""
         return self.turns[-1].text if self.turns else ""

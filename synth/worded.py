@@ -27,7 +27,8 @@ class Worded:
 
 def defects_of(text: str, cap: int, decided: Decided, context: ReplyContext) -> list[Defect]:
     """Everything wrong with one wording: cut by its cap, unfaithful to the content, or any reply check's defect."""
-    named = decided.content.titles[0] if decided.content.titles else None
+    # the item the words speak of: an answer's names no title, but its facts are its item's own
+    named = decided.content.titles[0] if decided.content.titles else decided.item.display if decided.item else None
     recommends = named if decided.content.move == "offer" else None
     cut = cut_by_cap(text, cap)
     return [*([cut] if cut else []), *verify(text, decided, context), *check_reply(text, context, named, recommends)]

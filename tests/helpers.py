@@ -275,3 +275,7 @@ def first_lines(source: Path, target: Path, count: int) -> Path:
         target.write_text("".join(next(handle) for _ in range(count)))
     return target
 
+
+def review(item: str, score: float, text: str = "") -> Review:
+    """User u's review of `item`: a 0-1 `score` (on a 0-5 scale) and its words."""
+    return Review(user="u", item=item, rating=score * 5, score=score, scale=[0, 5], text=text)

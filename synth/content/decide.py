@@ -13,11 +13,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from synth.content.facts import critic_of, genre_word, joined, kind_of, people_of, plot_of, with_article
+from synth.content.facts import critic_of, genre_word, joined, kind_of, kind_said, people_of, plot_of, with_article
 from synth.content.phrases import (
     ASK_KEYS,
     ASK_TOPICS,
     CLOSES,
+    CRITIC_SAYS,
     FITS,
     FOLLOW_UPS,
     IS,
@@ -27,6 +28,8 @@ from synth.content.phrases import (
     OFFER_SEEN_OPENINGS,
     PLAIN_WORDS,
     UNMET_BODIES,
+    decade_forms,
+    era_said,
     say_one,
     title_of,
 )
@@ -55,6 +58,7 @@ class Decided:
     say_any: tuple[str, ...] = ()  # the content's key words: the words must say one of them (synth.content.keys)
     seen: bool = False  # the seeker has seen `item` (its own opinion is in the content)
     unmet: str = ""  # an offer's: what the seeker asked for that the item is not ("horror movie from the 1970s")
+    topics: tuple[str, ...] = ()  # an offer's: what it says of its item besides its kind ("people", "plot", "opinion")
 
     def record(self, ledger: Ledger) -> None:
         """Write what this turn said into the conversation's ledger."""
@@ -65,10 +69,16 @@ class Decided:
             ledger.told[attribute] = tuple(dict.fromkeys((*ledger.told.get(attribute, ()), *values)))
         if self.example:
             ledger.examples.append(self.example)
+        if self.topics and self.item is not None:
+            ledger.said_of.setdefault(self.item.id, []).extend(self.topics)
         if move == "inquire":
             ledger.question = self.asks_about
         elif move == "answer":
             ledger.question = None
+
+
+CREDITS_SHARE = 0.4  # of offers without a plot that say who stars in it (where the catalog lists a cast)
+YEAR_SHARE = 0.3  # of offers matching the era asked that give the item's year rather than its decade
 
 
 def asked_in(text: str) -> str | None:
@@ -155,9 +165,9 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     found = matches(item, ledger)
     genres = [g.lower() for g in item.genres]
     matched_genres = [g for g in genres if g in found]
-    others = [value for value in found if value not in matched_genres]
-    why = kind_of(matched_genres or genres, domain) + "".join(
-        f" {value}" if value.startswith("from") else f", {value}" for value in others)
+    moods = [value for value in found if value not in matched_genres and not value.startswith("from")]
+    eras = [_era_or_year(value, item, rng) for value in found if value.startswith("from")]
+    why = _with_moods(" ".join([kind_said(matched_genres or genres, domain, rng), *eras]), moods)
     asks_seen = "REC-E" in acts
     unmet = _unmet(item, ledger, domain)
     points = [f"ask them whether they have {domain.seen} {item.display}" if asks_seen else f"suggest {item.display}",
@@ -167,17 +177,49 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
         # next offer may be one)
         points.append(f"say plainly that it is not {with_article(unmet)}, but suggest it all the same")
     template = say_one(rng, openings, UNMET_BODIES if unmet else OFFER_BODIES if found else OFFER_BODIES[:1],
-                        title=item.title, seen=domain.seen, why=why, unmet=with_article(unmet) if unmet else "")
+                       title=item.title, seen=domain.seen, why=why, unmet=_unmet_said(unmet, rng))
+    topics: tuple[str, ...] = ()
     if "EXP-I" in acts and (plot := plot_of(item)):
         points.append(f"say what it is about: {plot}")
         template += f" {plot}."
+        topics = ("plot",)
+    elif "EXP-I" in acts and (critic := critic_of(item)):  # a catalog that tells no story may quote a critic
+        points.append(f'say a critic called it "{critic}"')
+        template += " " + rng.choice(CRITIC_SAYS).format(critic=critic.rstrip("."))
+        topics = ("opinion",)
+    elif item.cast and rng.random() < CREDITS_SHARE:
+        star = item.cast[0]
+        points.append(f"say it stars {star}")
+        template += " " + rng.choice((f"It stars {star}.", f"{star} is in it.", f"It has {star} in it."))
+        topics = ("people",)
     liked = ledger.examples[-1] if "EXP-S" in acts and ledger.examples else None
     if liked:
         points.append(f"say it may please someone who loved {liked}")
         template += f" If you loved {title_of(liked)}, you may like this one too."
     return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=people_of(item)), template,
                    item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
-                   say_any=tuple(found or genres), unmet=unmet)
+                   say_any=tuple(found or genres), unmet=unmet, topics=topics)
+
+
+def _with_moods(kind: str, moods: Sequence[str]) -> str:
+    """A kind said with the mood words it matched: 'a quiet, sad drama from the 50s', 'part sci-fi, part thriller
+    from the 80s, and haunting'."""
+    if not moods:
+        return kind
+    article, _, rest = kind.partition(" ")
+    if article in ("a", "an") and not rest.startswith("mix of "):
+        return with_article(f"{', '.join(moods)} {rest}")
+    return f"{kind}, and {joined(moods)}"
+
+
+def _era_or_year(era: str, item: Item, rng: random.Random) -> str:
+    """An offer's era match said one way or another: 'from the 90s', or its year ('from 1995')."""
+    return f"from {item.year}" if item.year and rng.random() < YEAR_SHARE else era_said(era, rng)
+
+
+def _unmet_said(unmet: str, rng: random.Random) -> str:
+    """What the offer is not, one way of saying it: 'a horror movie from the 70s'."""
+    return re.sub(r"\d{4}s", lambda decade: rng.choice(decade_forms(decade.group())), with_article(unmet)) if unmet else ""
 
 
 def _unmet(item: Item, ledger: Ledger, domain: Domain) -> str:

@@ -3,6 +3,7 @@ its description tells a story), a critic's words, its people, its kind ("a comed
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Sequence
 
@@ -65,6 +66,29 @@ def kind_of(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
     if not genres:
         return domain.a_noun
     return with_article(f"{joined([genre_word(g) for g in genres], word)} {domain.noun}")
+
+
+def kinds_of(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
+    """The genres as kinds of items, plural: 'comedies or horror movies' ('dramas', 'action movies')."""
+    if not genres:
+        return domain.plural
+    return joined([domain.genre_nouns.get(g.lower()) or f"{genre_word(g)} {domain.plural}" for g in genres], word)
+
+
+def kind_said(genres: Sequence[str], domain: Domain, rng: random.Random, word: str = "and") -> str:
+    """One way of saying `kind_of`, the seed's pick: 'a comedy and romance movie', 'a comedy' (a genre said as a
+    noun of its own, domain.genre_nouns), 'a mix of comedy and romance', 'part comedy, part romance', 'a crime
+    drama' (genres said as nouns: not 'a mix of animated and family')."""
+    said = [kind_of(genres, domain, word)]
+    if len(genres) == 1 and genres[0].lower() in domain.genre_nouns:
+        said.append(with_article(genres[0].lower()))
+    if len(genres) > 1 and word == "and" and not any(g.lower() in GENRE_WORDS for g in genres):  # nouns only
+        said.append(f"a mix of {joined([g.lower() for g in genres])}")
+        if len(genres) == 2:
+            said.append(f"part {genres[0].lower()}, part {genres[1].lower()}")
+            if genres[1].lower() in domain.genre_nouns:  # 'a crime drama', 'a horror comedy'
+                said.append(with_article(f"{genres[0].lower()} {genres[1].lower()}"))
+    return rng.choice(said)
 
 
 def with_article(phrase: str) -> str:

@@ -8,23 +8,41 @@ import random
 from collections.abc import Sequence
 
 from synth.content.decide import Decided
-from synth.content.facts import critic_of, genre_word, joined, kind_of, people_of, plot_of, with_article
+from synth.content.facts import (
+    critic_of,
+    genre_word,
+    joined,
+    kind_of,
+    kind_said,
+    kinds_of,
+    people_of,
+    plot_of,
+    with_article,
+)
 from synth.content.phrases import (
     ACCEPT_BODIES,
     ACCEPT_CLOSERS,
     ACCEPT_OPENERS,
     ANOTHER,
     DISLIKED,
+    ELSE,
     ERA_WANTS,
     EXAMPLES,
     GENRE_WANTS,
+    GREETINGS,
     MOOD_WANTS,
+    MORE_OF,
     NO_PREFERENCE,
     NO_PREFERENCE_KEYS,
+    NO_PREFERENCES,
+    NOBODY,
     NOT_QUITE,
     NOT_WANTED,
+    NOTHING_AVOIDED,
+    NOTHING_MORE,
     SEEN_DECLINES,
     SEEN_KEYS,
+    THANKS,
     TOPIC_KEYS,
     decade_forms,
     in_own_words,
@@ -36,19 +54,26 @@ from synth.domain import Domain
 from synth.records import Item, TurnContent
 from synth.target_hints import era_of
 
+GREETING_SHARE = 0.7  # of first replies that say hello back (most of ReDial's seekers do)
+
 
 def seeker_content(
     acts: Sequence[str] | None, state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random, *,
-    recommended: Item | None = None, inquire: bool = False,
+    recommended: Item | None = None, inquire: bool = False, greet: bool = False,
 ) -> Decided:
     """The seeker's turn: with no suggestion to answer, it tells what it wants (what it was asked, else what it
-    has not told); asked to `inquire`, it asks one question about `recommended`; else it reacts to it (acts: the
-    planned IARD codes; None, an unplanned course's: ('PRO',) without a suggestion, else ('REJ', 'CON'))."""
+    has not told; it may say hello first where it `greet`s: its first words after the recommender's greeting);
+    asked to `inquire`, it asks one question about `recommended`; else it reacts to it (acts: the planned IARD
+    codes; None, an unplanned course's: ('PRO',) without a suggestion, else ('REJ', 'CON'))."""
     if acts is None:
         acts = ("PRO",) if recommended is None else ("REJ", "CON")
     if recommended is None:
-        return _reveal(acts, state, ledger, domain, rng)
-    if inquire and (topic := _question_topic(recommended, rng)):
+        decided = _reveal(acts, state, ledger, domain, rng)
+        if greet and rng.random() < GREETING_SHARE:
+            decided.content.points.insert(0, "say hello")
+            decided.template = f"{rng.choice(GREETINGS)} {decided.template}"
+        return decided
+    if inquire and (topic := _question_topic(recommended, ledger.said_of.get(recommended.id, ()), rng)):
         point, template = {
             "people": (f"ask who is in {recommended.title}", f"Who's in {recommended.title}?"),
             "plot": (f"ask what {recommended.title} is about", f"What's {recommended.title} about?"),
@@ -66,10 +91,10 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     """Tell the attribute just asked about (else the first one untold, two at the opening), with a liked
     example where the move speaks of its taste (PRO)."""
     if ledger.asked and ledger.asked[-1] == "avoid" and "avoid" not in ledger.told:
-        return _avoid(state, domain)
+        return _avoid(state, domain, rng)
     if ledger.asked and ledger.asked[-1] == "people" and "people" not in ledger.told:  # its state names nobody
         return Decided(TurnContent(move="reveal", points=["say there is no one in particular you want in it"]),
-                       "No one in particular, really.", told={"people": ()}, say_any=NO_PREFERENCE_KEYS)
+                       rng.choice(NOBODY), told={"people": ()}, say_any=NO_PREFERENCE_KEYS)
     untold = ledger.untold(state)
     asked = ledger.asked[-1] if ledger.asked and ledger.asked[-1] in ATTRIBUTES else None
     points: list[str] = []
@@ -78,7 +103,7 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
     if asked is not None and asked not in ledger.told and not state.knows(asked):  # nothing to tell: no preference
         told[asked] = ()
         points.append(f"say you have no particular {NO_PREFERENCE[asked]} in mind")
-        sentences.append(f"No particular {NO_PREFERENCE[asked]} in mind.")
+        sentences.append(say_one(rng, NO_PREFERENCES, it=NO_PREFERENCE[asked]))
     attributes = [asked] if asked in untold else untold[:2] if not ledger.told else untold[:1]
     if "PRO" in acts and "example" not in attributes and "example" in untold:
         attributes.append("example")
@@ -98,7 +123,7 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
         points.append(point)
         sentences.append(sentence)
     if not points:  # everything told: nothing more to want
-        points, sentences = ["say that's all, nothing else in particular"], ["No, that's about it."]
+        points, sentences = ["say that's all, nothing else in particular"], [rng.choice(NOTHING_MORE)]
     if "CRI-A" not in acts and state.dislikes and "PRO" in acts and "avoid" not in ledger.told and rng.random() < 0.5:
         points.append(f"say you don't like {genre_word(state.dislikes[0])} {domain.plural}")
         sentences.append(f"Nothing {genre_word(state.dislikes[0])}, though.")
@@ -112,11 +137,11 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
                    example=example, may_name=tuple(titles), say_any=keys)
 
 
-def _avoid(state: SeekerState, domain: Domain) -> Decided:
+def _avoid(state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
     """The answer to what it would rather avoid: the genre it dislikes most, else nothing in particular."""
     if not state.dislikes:
         return Decided(TurnContent(move="reveal", points=["say there is nothing in particular you want to avoid"]),
-                       "Nothing in particular.", told={"avoid": ()})
+                       rng.choice(NOTHING_AVOIDED), told={"avoid": ()})
     disliked = genre_word(state.dislikes[0])
     return Decided(TurnContent(move="reveal", points=[f"say you would rather avoid {disliked} {domain.plural}"]),
                    f"I'd rather avoid {disliked} {domain.plural}.", told={"avoid": state.dislikes[:1]},
@@ -147,21 +172,23 @@ def _want(attribute: str, values: Sequence[str], domain: Domain, rng: random.Ran
     """(point, sentence) saying the seeker wants `values` of `attribute`."""
     if attribute == "genre":
         kind = kind_of(values, domain, "or")
-        return f"say you want {kind}", rng.choice(GENRE_WANTS).format(kind=kind, when=domain.when)
+        return f"say you want {kind}", say_one(rng, GENRE_WANTS, kind=kind, kind_bare=kind.split(" ", 1)[1],
+                                               kinds=kinds_of(values, domain), when=domain.when, verb=domain.verb)
     if attribute == "mood":
-        return f"say you want something {joined(values)}", rng.choice(MOOD_WANTS).format(moods=joined(values))
-    one = one_of(values[0])
+        return f"say you want something {joined(values)}", say_one(rng, MOOD_WANTS, moods=joined(values),
+                                                                    plural=domain.plural)
+    one = one_of(values[0], rng)
     return f"say you would like {one}", say_one(rng, ERA_WANTS, one=one)
 
 
-def _question_topic(item: Item, rng: random.Random) -> str | None:
-    """What the seeker asks about an offer, one the catalog's facts answer and the offer has not told (its kind
+def _question_topic(item: Item, said: Sequence[str], rng: random.Random) -> str | None:
+    """What the seeker asks about an offer, one the catalog's facts answer and the offer has not `said` (its kind
     it has): who is in it or what it is about, else whether it is any good (a critic's words); None where the
-    catalog holds none of these."""
-    plot = bool(plot_of(item))
-    if people_of(item) and (rng.random() < 0.5 or not plot):
+    catalog holds none of these, or the offer said them all."""
+    plot = bool(plot_of(item)) and "plot" not in said
+    if people_of(item) and "people" not in said and (rng.random() < 0.5 or not plot):
         return "people"
-    return "plot" if plot else "opinion" if critic_of(item) else None
+    return "plot" if plot else "opinion" if critic_of(item) and "opinion" not in said else None
 
 
 def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
@@ -171,9 +198,9 @@ def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) 
     # turned others down was one of them
     reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
                          f"say what you like about it: {why}"))
-    points = [f"say yes, you will {domain.verb} {item.display}", reason]
-    template = say_one(rng, ACCEPT_OPENERS, ACCEPT_BODIES, ACCEPT_CLOSERS, title=item.title, why=why,
-                        a_why=with_article(why), verb=domain.verb, when=domain.when)
+    points = [f"say yes, you will {domain.verb} {item.display}", reason, "thank them"]
+    template = say_one(rng, ACCEPT_OPENERS, ACCEPT_BODIES, ACCEPT_CLOSERS, THANKS, title=item.title, why=why,
+                       a_why=with_article(why), verb=domain.verb, when=domain.when, seen=domain.seen)
     return Decided(TurnContent(move="accept", points=points, titles=[item.display]), template, item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
 
 
@@ -196,7 +223,7 @@ def _decline(
     elif disliked := [g for g in genres if g in state.dislikes]:
         points = [f"say no to {item.display}: you don't like {genre_word(disliked[0])} {domain.plural}"]
         template = say_one(rng, DISLIKED, title=item.title, kind=kind_of(disliked[:1], domain),
-                           plural=f"{genre_word(disliked[0])} {domain.plural}")
+                           plural=kinds_of(disliked[:1], domain))
         keys = (disliked[0],)
         told = {"avoid": (disliked[0],)}
     elif state.wants.genres and not set(genres) & set(state.wants.genres):
@@ -207,19 +234,19 @@ def _decline(
         told = {"genre": keys}
     elif missing := [g for g in state.wants.genres if g not in genres]:
         points = [f"say no to {item.display}: you would like it to be more of {kind_of(missing[:1], domain)}"]
-        template = _not_quite(item, f"I'd like something more like {kind_of(missing[:1], domain)}", rng)
+        template = _not_quite(item, say_one(rng, MORE_OF, kind=kind_said(missing[:1], domain, rng)), rng)
         keys = (missing[0],)
         told = {"genre": keys}
     elif state.wants.era and item.year and era_of(item.year) != state.wants.era:
         points = [f"say no to {item.display}: you would rather have {one_of(state.wants.era)}"]
-        template = _not_quite(item, f"I'd rather have {one_of(state.wants.era)}", rng)
+        template = _not_quite(item, f"I'd rather have {one_of(state.wants.era, rng)}", rng)
         keys = value_keys(state.wants.era)
         told = {"era": (state.wants.era,)}
     else:
         more = next((m for m in state.wants.moods if m not in item.description.lower()), None)
         reason = f"you want something more {more}" if more else f"it is not quite what you are after {domain.when}"
         points = [f"say no to {item.display}: {reason}"]
-        template = _not_quite(item, f"I want something more {more}" if more else "I'm in the mood for something else", rng)
+        template = _not_quite(item, f"I want something more {more}" if more else say_one(rng, ELSE, when=domain.when), rng)
         keys = (more,) if more else ()
         told = {"mood": keys} if more else {}
     if any(code in acts for code in ("CON", "REF", "STO")):
@@ -231,4 +258,4 @@ def _decline(
 
 def _not_quite(item: Item, reason: str, rng: random.Random) -> str:
     """A decline's sentence for an offer that is near, but not it: `reason` says what is missing."""
-    return rng.choice(NOT_QUITE).format(title=item.title, reason=reason)
+    return say_one(rng, NOT_QUITE, title=item.title, reason=reason)

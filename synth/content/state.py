@@ -130,6 +130,8 @@ class Ledger:
     told: dict[str, tuple[str, ...]] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)  # the titles the seeker named as liked examples
     question: str | None = None  # the topic the seeker asked about the last offer ("plot", "people" or "opinion")
+    # item id -> what an offer already said of it ("people", "plot", "opinion"): nothing the seeker need ask
+    said_of: dict[str, list[str]] = field(default_factory=dict)
 
     def untold(self, state: SeekerState | None = None) -> list[str]:
         """The attributes not yet told, in asking order (with a state: only those the seeker can tell)."""

@@ -79,8 +79,9 @@ _THEY = re.compile(r"\bthey(?:'re|'ve|'d)?\s+(?:are\s+|were\s+)?(?:want|wanted|w
 _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|wife|husband|girlfriend|boyfriend|date)\b"
                       r"|\bwith (?:friends|family)\b|\b(?:is|does) anyone\b|\beveryone\b|\byou (?:guys|all)\b",
                       re.IGNORECASE)
-_PLOT = re.compile(r"\b(?:is |it's |all )?about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
+_PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
+# ("What about A Simple Plan?" offers a title: no plot)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
 # Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:")
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
@@ -140,8 +141,8 @@ def cut_by_cap(raw: str, cap: int) -> Defect | None:
 
 def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     """What `text` gets wrong against `decided`: a title of the content it does not name, none of its key words,
-    another title of the dialogue it names, a person neither the content nor its facts name, a viewing the
-    seeker never had, a year or decade the content does not give."""
+    another title of the dialogue it names, a person neither the content nor its facts name (or an actor of them
+    called its maker), a viewing the seeker never had, a year or decade the content does not give."""
     content = decided.content
     found = [Defect("leaves_out_title", title) for title in content.titles if not mentions(text, title, context.short_titles)]
     if decided.say_any and not says_any(text, decided.say_any):
@@ -153,6 +154,7 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
         if item.display not in allowed and mentions(rest, item.display, context.short_titles)
     ]
     found += [Defect("names_a_person", name) for name in _unknown_names(text, decided, context)]
+    found += [Defect("misstates_a_role", name) for name in _cast_as_makers(text, decided)]
     if context.role == "seeker":
         found += _seeker_slips(text, decided)
     elif (saw := _YOU_SAW.search(text)) and not any(_SAW.search(t) for t in (context.other_last, *context.other_earlier)):
@@ -219,12 +221,14 @@ def _judged(text: str, title: str) -> re.Match[str] | None:
 
 
 def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
-    """What a reader finds out of place whatever the content: a greeting after the speaker's first message,
+    """What a reader finds out of place whatever the content: a greeting after the speaker's first message (the
+    recommender's is its scripted greeting),
     praise for a choice nobody made, the other side spoken of as "they", company nobody mentioned, markup or
     doubled marks, a plot the content does not give; the recommender asking the seeker about its own suggestion."""
     move, found = decided.content.move, []
     checks = [
-        ("greets_again", _GREETING if context.own_earlier else None),
+        # the recommender's first line is always the scripted greeting (counted in no own_earlier)
+        ("greets_again", _GREETING if context.own_earlier or context.role == "recommender" else None),
         ("praises_no_choice", _PRAISE if (context.role, move) in PRAISE_OUT_OF_PLACE else None),
         ("speaks_of_them", _THEY), ("invents_company", _COMPANY), ("garbled", _GARBLED),
         ("foreign_script", _FOREIGN_SCRIPT),
@@ -282,6 +286,17 @@ def _other_genres(text: str, decided: Decided, context: ReplyContext) -> list[st
     vocabulary = {g.lower() for item in context.items for g in item.genres} | set(SYNONYMS)
     lower = text.lower()
     return sorted(g for g in vocabulary if g not in own and g not in points and _says_word(lower, g))
+
+
+_MAKER = r"(?:directed by|direction of|director|work of|film by|movie by|made by)\W+(?:\w+\W+){0,2}?"
+
+
+def _cast_as_makers(text: str, decided: Decided) -> list[str]:
+    """The item's actors (not its directors) the words call its maker ("it's the work of Keir Dullea")."""
+    if decided.item is None:
+        return []
+    actors = [name for name in decided.item.cast if name not in decided.item.directors]
+    return [name for name in actors if re.search(_MAKER + re.escape(name), text, re.IGNORECASE)]
 
 
 def _unknown_names(text: str, decided: Decided, context: ReplyContext) -> list[str]:

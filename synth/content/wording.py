@@ -14,6 +14,7 @@ from synth.replies import ReplyFormatError, extract_json
 DEFAULT_WORDS = {"seeker": 14, "recommender": 18}  # a turn's length where no plan (--strategy human) gives one
 CHARS_PER_WORD = 9  # the cap leaves room for half again the asked words, plus the facts and titles
 MIN_CAP = 120
+TEMPLATE_ROOM = 1.3  # the cap leaves room for the template sentence said again in a few more words
 ANSWERS = ("reveal", "ask")  # moves worded with the other side's last message in view; the others need only
 # their content, and a small model shown the last message copies its words into them ("Have you seen X? Who's in it?")
 
@@ -40,10 +41,10 @@ def words_for(plan: TurnPlan | None, role: str) -> int:
 
 def cap_for(words: int, decided: Decided) -> int:
     """The utterance's length cap in characters: room for the words asked, half the content's points (a model
-    says its facts at some length) and the titles the content names."""
+    says its facts at some length) and the titles the content names, and at least for its template sentence."""
     titles = sum(len(title) for title in decided.content.titles)
     points = sum(len(point) for point in decided.content.points)
-    return max(MIN_CAP, CHARS_PER_WORD * words + points // 2) + titles
+    return max(MIN_CAP, CHARS_PER_WORD * words + points // 2, round(TEMPLATE_ROOM * len(decided.template))) + titles
 
 
 def wording_schema(cap: int) -> dict[str, Any]:

@@ -3,49 +3,22 @@ verification of a worded reply, and a dialogue whose model words nothing right (
 template). Game logic on the demo data and a scripted backend; the real model is in the integration tests."""
 
 import json
-
-import pytest
+import re
 
 from synth.analysis.defects import ReplyContext
 from synth.content.decide import asked_in, content_rng, recommender_content
 from synth.content.facts import critic_of, plot_of
-from synth.content.phrases import NODS, in_own_words
+from synth.content.phrases import ANOTHER, NOBODY, NODS, NOTHING_MORE, in_own_words
 from synth.content.seeker import seeker_content
-from synth.content.state import Ledger, own_words, pearl_state, set_state
+from synth.content.state import Ledger, own_words, set_state
 from synth.content.verification import cut_by_cap, verify
 from synth.domain import load_domain
 from synth.game import GameRules
 from synth.personas import ReviewIndex, make_game_specs
-from synth.records import Item, Persona, Review
-from tests.helpers import make_game, play
+from synth.records import Item
+from tests.helpers import make_game, play, review
 
 DOMAIN = load_domain()
-
-
-def review(item: str, score: float, text: str = "") -> Review:
-    return Review(user="u", item=item, rating=score * 5, score=score, scale=[0, 5], text=text)
-
-
-@pytest.fixture
-def items() -> dict[str, Item]:
-    return {
-        "t": Item(id="t", title="Groundhog Day", year=1993, genres=["Comedy", "Romance"],
-                  description="A weatherman relives one day until he gets it right.", directors=["Harold Ramis"],
-                  cast=["Bill Murray"]),
-        "a": Item(id="a", title="Airplane!", year=1980, genres=["Comedy"], description="A disaster-movie spoof."),
-        "h": Item(id="h", title="The Shining", year=1980, genres=["Horror"], description="A hotel drives a writer mad."),
-        "s": Item(id="s", title="Scream", year=1996, genres=["Horror"], description="A masked killer stalks teens."),
-        "w": Item(id="w", title="Heat", year=1995, genres=["Action", "Crime"], description="A cop hunts a thief."),
-        "r": Item(id="r", title="Notting Hill", year=1999, genres=["Comedy", "Romance"], description="A bookseller meets a star."),
-    }
-
-
-@pytest.fixture
-def state(items):
-    persona = Persona(user_id="u", general=[review("a", 0.9, "Silly and witty all the way. Loved it."), review("h", 0.1)],
-                      target=review("t", 0.95, "Sweet, witty and warm."))
-    other = {"r": review("r", 0.7, "Nice enough.")}
-    return pearl_state(persona, items, other.get)
 
 
 def test_the_state_holds_what_the_seeker_wants_has_seen_and_dislikes(state, items):
@@ -191,7 +164,8 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
     # what it is not, never that none exists: a later offer may well be one (the fifth round's readers found 9 of
     # 40 dialogues that said "I don't have a movie from the 1950s right now" and then offered one)
     assert miss.content.points[-1] == "say plainly that it is not a comedy movie from the 1990s, but suggest it all the same"
-    assert all(words in miss.template for words in ("The Shining", "comedy movie from the 1990s", "horror movie"))
+    assert all(words in miss.template for words in ("The Shining", "horror movie"))
+    assert re.search(r"comedy movie from the (?:1990s|90s|'90s|nineties)", miss.template), miss.template
     context = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",))
     assert [d.name for d in verify("The Shining fits your criteria perfectly: a horror movie.", miss, context)] == [
         "claims_a_fit", "misses_the_but", "leaves_out_content"]
@@ -204,7 +178,7 @@ def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state
                   "I don't have a comedy from the 90s right now, but The Shining is a horror movie."):
         assert "claims_no_stock" in [d.name for d in verify(stock, miss, context)], stock
     told_all = Ledger(asked=["more"], told={a: ("x",) for a in ("genre", "mood", "era", "example")})
-    assert seeker_content(("ANS",), state, told_all, DOMAIN, content_rng(2)).template == "No, that's about it."
+    assert seeker_content(("ANS",), state, told_all, DOMAIN, content_rng(2)).template in NOTHING_MORE
 
 
 def test_a_movie_whose_catalog_tells_no_story_is_asked_whether_it_is_any_good(state):
@@ -317,7 +291,7 @@ def test_each_template_says_every_point_of_its_content_in_one_of_several_ways(st
     assert "A weatherman relives one day until he gets it right." in offer.template
     assert offer.template.endswith("If you loved Airplane!, you may like this one too.")
     another = seeker_content(("REJ", "CON"), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
-    assert another.template.endswith("Anything else?") and "Heat" in another.template
+    assert another.template.endswith(ANOTHER) and "Heat" in another.template
     favourite = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["a"])
     assert favourite.template.endswith("Something I haven't seen would be better.")
     accepts = {seeker_content(("ACC",), state, Ledger(), DOMAIN, content_rng(seed), recommended=items["t"]).template
@@ -372,11 +346,11 @@ def test_asked_what_it_would_rather_avoid_the_seeker_names_its_dislike_and_no_qu
     assert people.asks_about == "people"
     people.record(ledger)
     nobody = seeker_content(("ANS",), state, ledger, DOMAIN, content_rng(2))
-    assert nobody.template == "No one in particular, really." and nobody.told == {"people": ()}
+    assert nobody.template in NOBODY and nobody.told == {"people": ()}
     nobody.record(ledger)
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     assert [d.name for d in verify("Got it. No one in particular.", nobody, seeker)] == ["echoes_a_nod"]
-    assert [d.name for d in verify("No one in particular, really. Hmm:", nobody, seeker)] == ["garbled"]
+    assert [d.name for d in verify(f"{nobody.template} Hmm:", nobody, seeker)] == ["garbled"]
     assert recommender_content(("REQ",), ledger, DOMAIN, content_rng(3)).asks_about == "more"
     ledger.told["genre"] = ("horror", "comedy")  # even where a horror movie would match more of what was said
     offer = recommender_content(("REC-S",), ledger, DOMAIN, content_rng(4), candidates=[items["s"], items["a"]])
