@@ -59,6 +59,7 @@ class Decided:
     seen: bool = False  # the seeker has seen `item` (its own opinion is in the content)
     unmet: str = ""  # an offer's: what the seeker asked for that the item is not ("horror movie from the 1970s")
     topics: tuple[str, ...] = ()  # an offer's: what it says of its item besides its kind ("people", "plot", "opinion")
+    quote: str = ""  # a critic's words the content quotes: the words must quote them as they are
 
     def record(self, ledger: Ledger) -> None:
         """Write what this turn said into the conversation's ledger."""
@@ -179,6 +180,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     template = say_one(rng, openings, UNMET_BODIES if unmet else OFFER_BODIES if found else OFFER_BODIES[:1],
                        title=item.title, seen=domain.seen, why=why, unmet=_unmet_said(unmet, rng))
     topics: tuple[str, ...] = ()
+    quote = ""
     if "EXP-I" in acts and (plot := plot_of(item)):
         points.append(f"say what it is about: {plot}")
         template += f" {plot}."
@@ -187,6 +189,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
         points.append(f'say a critic called it "{critic}"')
         template += " " + rng.choice(CRITIC_SAYS).format(critic=critic.rstrip("."))
         topics = ("opinion",)
+        quote = critic
     elif item.cast and rng.random() < CREDITS_SHARE:
         star = item.cast[0]
         points.append(f"say it stars {star}")
@@ -198,7 +201,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
         template += f" If you loved {title_of(liked)}, you may like this one too."
     return Decided(TurnContent(move="offer", points=points, titles=[item.display], people=people_of(item)), template,
                    item=item, question=asks_seen, may_name=(item.display, *([liked] if liked else [])),
-                   say_any=tuple(found or genres), unmet=unmet, topics=topics)
+                   say_any=tuple(found or genres), unmet=unmet, topics=topics, quote=quote)
 
 
 def _with_moods(kind: str, moods: Sequence[str]) -> str:
@@ -254,5 +257,6 @@ def _answer(item: Item, topic: str, domain: Domain) -> Decided:
     else:
         kind = kind_of([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
         fact, template, keys = f"it is {kind}", f"It's {kind}.", tuple(g.lower() for g in item.genres)
+    quoted = critic if fact.startswith("a critic") else ""
     return Decided(TurnContent(move="answer", points=[f"answer their question about {item.display}: {fact}"],
-                               people=people), template, item=item, may_name=(item.display,), say_any=keys)
+                               people=people), template, item=item, may_name=(item.display,), say_any=keys, quote=quoted)

@@ -83,8 +83,8 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|h
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
 # ("What about A Simple Plan?" offers a title: no plot)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
-# Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:")
-_GARBLED = re.compile(r"[{}\[\]<>|]|\?\?|!!!|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
+# Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:"); "? ?"; "It 's"
+_GARBLED = re.compile(r"[{}\[\]<>|]|\?\s*\?|!!!|\w\s+'[st]\b|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
                       r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
                       r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
@@ -142,7 +142,8 @@ def cut_by_cap(raw: str, cap: int) -> Defect | None:
 def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     """What `text` gets wrong against `decided`: a title of the content it does not name, none of its key words,
     another title of the dialogue it names, a person neither the content nor its facts name (or an actor of them
-    called its maker), a viewing the seeker never had, a year or decade the content does not give."""
+    called its maker), a critic's quote not given as it is, a viewing the seeker never had, a year or decade the
+    content does not give."""
     content = decided.content
     found = [Defect("leaves_out_title", title) for title in content.titles if not mentions(text, title, context.short_titles)]
     if decided.say_any and not says_any(text, decided.say_any):
@@ -155,6 +156,8 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     ]
     found += [Defect("names_a_person", name) for name in _unknown_names(text, decided, context)]
     found += [Defect("misstates_a_role", name) for name in _cast_as_makers(text, decided)]
+    if decided.quote and not _quotes(text, decided.quote):
+        found.append(Defect("misquotes", decided.quote[:40]))
     if context.role == "seeker":
         found += _seeker_slips(text, decided)
     elif (saw := _YOU_SAW.search(text)) and not any(_SAW.search(t) for t in (context.other_last, *context.other_earlier)):
@@ -205,6 +208,8 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
         found.append(Defect("echoes_a_nod", nod.group(0)))
     if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
+    if decided.content.move == "accept" and not re.search(r"\bthank", text, re.IGNORECASE):
+        found.append(Defect("leaves_out_content", "thanks"))  # the recommender's goodbye may say "You're welcome"
     if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
         found.append(Defect("agrees_to_nothing", agrees.group(0)))
     if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
@@ -286,6 +291,17 @@ def _other_genres(text: str, decided: Decided, context: ReplyContext) -> list[st
     vocabulary = {g.lower() for item in context.items for g in item.genres} | set(SYNONYMS)
     lower = text.lower()
     return sorted(g for g in vocabulary if g not in own and g not in points and _says_word(lower, g))
+
+
+QUOTED_START = 5  # words of a critic's quote a reply must give as they are, from its first
+
+
+def _quotes(text: str, quote: str) -> bool:
+    """Whether `text` gives the quote's first words as they are (round 11's reader found reworded quotes garbled:
+    "Howard's recent work is missing raw filmmaking excitement" of "Backdraft has some of the raw filmmaking
+    excitement that has been missing from Howard's recent work")."""
+    said, start = re.findall(r"[\w']+", text.lower()), re.findall(r"[\w']+", quote.lower())[:QUOTED_START]
+    return any(said[i:i + len(start)] == start for i in range(len(said) - len(start) + 1))
 
 
 _MAKER = r"(?:directed by|direction of|director|work of|film by|movie by|made by)\W+(?:\w+\W+){0,2}?"

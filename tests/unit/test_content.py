@@ -83,7 +83,7 @@ def test_verification_finds_what_the_content_does_not_hold(state, items):
     assert names == ["leaves_out_title", "leaves_out_content", "names_another_title", "names_a_person"]
     accept = seeker_content(("ACC",), state, ledger, DOMAIN, content_rng(5), recommended=items["t"])
     seeker = ReplyContext("seeker", items=tuple(items.values()))
-    assert [d.name for d in verify("Groundhog Day, a comedy! I loved it, I'll watch it again.", accept, seeker)] == ["claims_a_viewing"]
+    assert [d.name for d in verify("Groundhog Day, a comedy! I loved it, I'll watch it again. Thanks!", accept, seeker)] == ["claims_a_viewing"]
     assert cut_by_cap("x" * 99, 100) is not None and cut_by_cap("x" * 50, 100) is None
 
 
@@ -366,6 +366,7 @@ def test_the_recommender_searches_for_what_the_seeker_said_it_wants_and_an_accep
     assert ledger.wanted() == "comedy romance witty"
     accept = seeker_content(("ACC",), state, Ledger(), DOMAIN, content_rng(5), recommended=items["t"])
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
-    assert [d.name for d in verify("I agree. Groundhog Day is a great comedy and romance movie.", accept, seeker)] == [
-        "agrees_to_nothing"]
-    assert verify("Yes! Groundhog Day, a comedy and romance movie, is just right. I'll watch it.", accept, seeker) == []
+    assert [d.name for d in verify("I agree. Groundhog Day is a great comedy and romance movie. Thanks!", accept,
+                                   seeker)] == ["agrees_to_nothing"]
+    assert verify("Yes! Groundhog Day, a comedy and romance movie, is just right. I'll watch it. Thanks!", accept,
+                  seeker) == []

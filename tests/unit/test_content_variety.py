@@ -104,6 +104,13 @@ def test_an_answer_may_quote_its_own_item_s_description_and_the_cap_holds_its_te
     shown = ReplyContext("recommender", descriptions={critic.display: critic.description, "Heat (1995)": "A cop."})
     assert re.search("funniest satires", answer.template)
     assert defects_of(answer.template, cap_for(10, answer), answer, shown) == []
+    for slip, name in (("A critic said it's among Wilder's best satires.", "misquotes"),  # reworded: garbled
+                       ("A critic called It 's one of Wilder's funniest satires.", "garbled")):  # round 11's reader
+        assert name in [d.name for d in verify(slip, answer, shown)], slip
     accept = seeker_content(("ACC",), state, Ledger(), DOMAIN, content_rng(2), recommended=items["t"])
     assert accept.accept and cap_for(5, accept) >= len(accept.template)  # thanks and all
+    # its thanks are said: the recommender's goodbye may say "You're welcome"
+    assert verify(accept.template, accept, ReplyContext("seeker")) == []
+    unthanked = "Yes! A comedy and romance movie is just right. I'll watch Groundhog Day tonight."
+    assert "leaves_out_content" in [d.name for d in verify(unthanked, accept, ReplyContext("seeker"))]
 

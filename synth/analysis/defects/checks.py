@@ -89,6 +89,7 @@ FIXES = {
     "names_another_title": "name no title but the one you are given",
     "names_a_person": "name no person you are not given",
     "misstates_a_role": "say each person's part as given: who stars in it is not who made it",
+    "misquotes": "quote the critic's words exactly as given, in quotation marks",
     "claims_a_viewing": "you have not {seen} it: say nothing of having {seen} it",
     "takes_the_other_side": "stay in your own role (the seeker wants {a_noun}, the recommender suggests one)",
     "states_an_unknown_date": "give no year or decade you are not given",
