@@ -105,7 +105,7 @@ ACCEPT_BODIES = ("It sounds like just the {why} I wanted.", "{A_why}, that's exa
 ACCEPT_CLOSERS = ("I'll {verb} {title} {when}.", "I'll go with {title}.",
                   "{title} it is, then.", "I'll give {title} a go {when}.", "I'll check out {title}.",
                   "I'm going to {verb} {title}.", "I'll definitely {verb} {title}.",
-                  "I haven't {seen} {title} yet, so I'll {verb} it.", "I think I'll {verb} {title}.",
+                  "I think I'll {verb} {title}.",
                   "I'll put {title} on {when}.", "I'll check {title} out, it sounds good.")
 THANKS = ("Thanks!", "Thank you!", "Thanks so much!", "Thanks for the help!", "Thank you, that helps.",
           "Thanks a lot!")

@@ -200,7 +200,7 @@ def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) 
                          f"say what you like about it: {why}"))
     points = [f"say yes, you will {domain.verb} {item.display}", reason, "thank them"]
     template = say_one(rng, ACCEPT_OPENERS, ACCEPT_BODIES, ACCEPT_CLOSERS, THANKS, title=item.title, why=why,
-                       a_why=with_article(why), verb=domain.verb, when=domain.when, seen=domain.seen)
+                       a_why=with_article(why), verb=domain.verb, when=domain.when)
     return Decided(TurnContent(move="accept", points=points, titles=[item.display]), template, item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
 
 
