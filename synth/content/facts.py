@@ -14,6 +14,8 @@ FACT_CHARS = 140  # characters of an item's description given as a fact, where i
 MAX_FACT_CHARS = 200  # ... and where it cannot
 CRITIC_WORDS = 5  # a critic's quote shorter than this says too little to give as what a critic thought
 # catalog genres as a person says them ("a family movie", not "a children movie"; MovieLens's "Film-Noir")
+# genres another genre may come before, as in 'a crime drama' or 'a horror comedy' (not 'a comedy romance')
+COMPOUND_HEADS = frozenset({"drama", "comedy", "thriller", "western"})
 GENRE_WORDS = {"children": "family", "film-noir": "film noir", "animation": "animated", "imax": "IMAX"}
 
 
@@ -86,7 +88,7 @@ def kind_said(genres: Sequence[str], domain: Domain, rng: random.Random, word: s
         said.append(f"a mix of {joined([g.lower() for g in genres])}")
         if len(genres) == 2:
             said.append(f"part {genres[0].lower()}, part {genres[1].lower()}")
-            if genres[1].lower() in domain.genre_nouns:  # 'a crime drama', 'a horror comedy'
+            if genres[1].lower() in COMPOUND_HEADS and genres[1].lower() in domain.genre_nouns:  # 'a crime drama'
                 said.append(with_article(f"{genres[0].lower()} {genres[1].lower()}"))
     return rng.choice(said)
 
