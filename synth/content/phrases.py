@@ -81,8 +81,7 @@ PLAIN_WORDS = frozenset({"about", "after", "their", "there", "where", "which", "
 # each part, where a sentence is put together from parts), and str.format fills the named fields
 OFFER_OPENINGS = ("How about {title}?", "I recommend {title}.", "I would recommend {title}.", "You might like {title}.",
                   "Maybe {title}?", "Try {title}.", "What about {title}?", "I'd suggest {title}.", "Here's one: {title}.",
-                  "Consider {title}.",
-                  "I'd recommend {title}.", "You should check out {title}.", "Have a look at {title}.",
+                  "Consider {title}.", "You should check out {title}.", "Have a look at {title}.",
                   "I think you'd like {title}.", "{title} comes to mind.", "{title} might be the one.",
                   "Oh, {title} could work.", "Give {title} a try.", "Let me suggest {title}.")
 OFFER_SEEN_OPENINGS = ("Have you {seen} {title}?", "Ever {seen} {title}?", "Do you know {title}?",
@@ -131,8 +130,8 @@ MOOD_WANTS = ("Something {moods} would be perfect.", "I'd like something {moods}
 ERA_WANTS = ("Ideally {one}.", "Preferably {one}.", "{One} would be nice.", "I'd go for {one}.",
              "{One}, if possible.", "{One} would be great.", "I'd love {one}.", "I'm thinking {one}.")
 EXAMPLES = ("I {verdict} {title}{said}", "{title} is one I {verdict}{said}", "I really {verdict} {title}{said}",
-            "One I {verdict} was {title}{said}", "For example, I {verdict} {title}{said}", "I also {verdict} {title}{said}",
-            "I saw {title} and {verdict} it{said}")
+            "One I {verdict} was {title}{said}", "For example, I {verdict} {title}{said}",
+            "I saw {title} and {verdict} it{said}")  # no "I also loved X": it reads as a second example
 SEEN_DECLINES = ("I've already {seen} {title}, and I {verdict}.", "Oh, I've {seen} {title} already. I {verdict}.",
                  "Seen {title} already, and I {verdict}.", "I've {seen} {title} already, I {verdict}.",
                  "Already {seen} {title}. I {verdict}.", "Oh, {title}! I've {seen} it, and I {verdict}.")
