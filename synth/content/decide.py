@@ -119,12 +119,16 @@ def matches(item: Item, ledger: Ledger) -> list[str]:
     return found
 
 
-def choose_offer(candidates: Sequence[Item], ledger: Ledger) -> Item:
+def choose_offer(candidates: Sequence[Item], ledger: Ledger, rng: random.Random) -> Item:
     """The candidate of no genre the seeker said it would rather avoid whose facts match most of what it said;
-    the retriever's order breaks ties."""
+    a seeded draw breaks ties (the retriever's first pick for the same words would recur across dialogues)."""
     avoided = set(ledger.told.get("avoid", ()))
-    return max(candidates, key=lambda item: (not avoided & {g.lower() for g in item.genres}, len(matches(item, ledger)),
-                                             -candidates.index(item)))
+
+    def fit(item: Item) -> tuple[bool, int]:
+        return not avoided & {g.lower() for g in item.genres}, len(matches(item, ledger))
+
+    best = max(map(fit, candidates))
+    return rng.choice([item for item in candidates if fit(item) == best])
 
 
 def recommender_content(
@@ -145,7 +149,7 @@ def recommender_content(
     if about is not None:
         return _answer(about, ledger.question or "plot", domain)
     if candidates:
-        return _offer(choose_offer(candidates, ledger), acts, ledger, domain, rng)
+        return _offer(choose_offer(candidates, ledger, rng), acts, ledger, domain, rng)
     open_topics = [a for a in ATTRIBUTES if a not in ledger.told and a not in ledger.asked]
     if open_topics:
         attribute = open_topics[0] if not ledger.asked else rng.choice(open_topics[:2])

@@ -1,13 +1,14 @@
-"""Whether a worded reply says its decided content and nothing the content does not hold: each title the content
-names and one of its key words; no other title of the dialogue, no person, date or genre the content does not give,
-no viewing of a movie the seeker has not seen (nor a denied one of a movie it has, nor one the recommender tells it
-of unasked), no taking of the seen movie it named, neither side's words in the other's mouth, no question where the
-seeker only tells or accepts, no welcome for a movie it turns down and no putting off of its choice, nothing a
-reader finds out of place (a greeting mid-talk, praise for a choice nobody made, "they" for the other side, company
-nobody mentioned, markup or another script, a plot the content does not give, a movie called something else, the
-recommender asking about its own pick or saying it has none of something, the seeker's "as I said"), no text the
-length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's
-words, copies, facts against the catalog, ...) come on top, in the simulators."""
+"""Whether a worded reply says its decided content and nothing the content does not hold: each title the content names
+and one of its key words; no other title of the dialogue, no person, date or genre the content does not give, no
+viewing of a movie the seeker has not seen (nor a denied one of a movie it has, nor one the recommender tells it of
+unasked), no taking of the seen movie it named, neither side's words in the other's mouth, no question where the
+seeker only tells, accepts or turns down, the content's question asked, no statement said as a question, no welcome
+for a movie it turns down and no putting off of its choice, nothing a reader finds out of place (a greeting
+mid-talk, praise for a choice nobody made, "they" for the other side, company nobody mentioned, markup or another
+script, a plot the content does not give, a movie called something else, the recommender asking about its own pick
+or saying it has none of something, the seeker's "as I said"), no text the length cap cut. The reply checks every
+turn runs (synth.analysis.defects: the other role's words, copies, facts against the catalog, ...) come on top, in
+the simulators."""
 
 from __future__ import annotations
 
@@ -83,10 +84,11 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|h
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)
 # ("What about A Simple Plan?" offers a title: no plot)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
-# Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:"); "? ?"; "It 's"
+# Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:") or at a bare verb ("Not
+# Kiss of Death: crime movie, dislike"); "? ?"; "It 's"
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\s*\?|!!!|\w\s+'[st]\b|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
                       r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
-                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$")
+                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$|,\s*(?:dislike|like)\W*$")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
 # down or only asks about ("sounds like exactly what I'm looking for")
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
@@ -132,6 +134,8 @@ _ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything el
 _TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
                             r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# a statement with a question mark ("It's a great one?"); a tag ("It's a comedy, isn't it?") has its comma
+_TOLD_AS_ASKED = re.compile(r"(?:^|[.!?]\s+)(?:it's|it is|that's|that is|this is|he's|she's)\b[^.!?,;]*\?", re.IGNORECASE)
 
 
 def cut_by_cap(raw: str, cap: int) -> Defect | None:
@@ -214,7 +218,9 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
         found.append(Defect("agrees_to_nothing", agrees.group(0)))
     if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
         found.append(Defect("puts_off_the_choice", off.group(0)))
-    if decided.content.move in ("reveal", "accept") and "?" in text:
+    # a question where it tells, accepts or turns down without asking ("What if we skip this movie?")
+    telling = decided.content.move in ("reveal", "accept") or (decided.content.move == "decline" and "?" not in decided.template)
+    if telling and "?" in text:
         found.append(Defect("asks_back", next(s for s in reversed(_SENTENCE_END.split(text)) if "?" in s)[-40:]))
     return found
 
@@ -245,6 +251,10 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
         found.append(Defect("invents_a_plot", plot.group(0)))
     if context.role == "recommender" and (stock := _NO_STOCK.search(text)):
         found.append(Defect("claims_no_stock", stock.group(0)))
+    if decided.question and "?" not in text:  # the question the content asks, said as a statement
+        found.append(Defect("drops_the_question", decided.template[-40:]))
+    if asked := _TOLD_AS_ASKED.search(text):
+        found.append(Defect("tells_as_a_question", asked.group(0)[-40:]))
     if context.role == "seeker" and (said := _AS_I_SAID.search(text)):
         found.append(Defect("claims_it_said", said.group(0)))
     if context.role == "recommender" and move in ("offer", "answer"):

@@ -153,6 +153,25 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
     assert "answers_no_offer" in [d.name for d in verify("Oh, Heat sounds perfect. A comedy, please.", tell, seeker)]
 
 
+
+def test_verification_keeps_each_sentence_a_question_or_a_statement_as_decided(state, items):
+    """Round 12's slips: a decline asked ("What if we skip this movie?"), a statement with a question mark ("It's a
+    great one?"), a question said as a statement, shorthand ending on a bare verb; their clean wordings pass."""
+    seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
+    decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
+    assert "?" not in decline.template and verify("Not Heat, I think: I'm after a comedy or romance movie.", decline, seeker) == []
+    assert_caught({"What if we skip Heat? I'm after a comedy.": "asks_back",
+                   "Not Heat: crime movie, comedy wanted, dislike.": "garbled"}, decline, seeker)
+    asking = seeker_content(("REJ", "REF"), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
+    assert "?" in asking.template and "asks_back" not in [
+        d.name for d in verify("Not Heat: I'm after a comedy. Got another one?", asking, seeker)]
+    recommender = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("What kind of movie?",))
+    offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
+    assert_caught({"How about Notting Hill? It's a great comedy?": "tells_as_a_question"}, offer, recommender)
+    assert "tells_as_a_question" not in [d.name for d in verify("Notting Hill? It's a comedy, isn't it great?", offer, recommender)]
+    ask = recommender_content(("REQ",), Ledger(), DOMAIN, content_rng(3))
+    assert ask.question and "drops_the_question" in [d.name for d in verify("I'd like to know your favorite genre.", ask, recommender)]
+
 def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state, items):
     ledger = Ledger()
     decline = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=items["w"])

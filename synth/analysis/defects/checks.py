@@ -97,6 +97,8 @@ FIXES = {
     "gives_another_genre": "give it only the genres you are given",
     "denies_a_viewing": "you have {seen} it: say what you thought of it",
     "asks_back": "ask nothing: only say what you are told to",
+    "drops_the_question": "ask the question you are given, ending it with a question mark",
+    "tells_as_a_question": "say what you tell as a statement, not with a question mark",
     "greets_again": "no greeting: the conversation is already going",
     "praises_no_choice": "no praise for a choice: nobody has chosen anything yet",
     "speaks_of_them": 'speak to the other person as "you", never of them as "they"',
