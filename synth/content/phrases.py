@@ -23,6 +23,10 @@ FOLLOW_UPS = ("avoid", "people", "more")  # what the recommender asks, in this o
 NO_PREFERENCE_KEYS = ("particular", "preference", "in mind", "whatever", "anything", "not sure", "open", "don't mind",
                       "picky", "matter", "anyone")
 NO_PREFERENCE = {"genre": "genre", "mood": "mood", "era": "decade", "example": "favorite"}
+# no one in particular to see, nothing to avoid: the words must say it of people, of what to skip (round 13's readers:
+# "I don't have a particular movie in mind" for the first, "I'd rather not watch anything" for the second)
+NOBODY_KEYS = ("no one", "nobody", "anyone", "anybody", "someone")
+NOTHING_AVOIDED_KEYS = ("nothing", "no", "not really", "open")
 TOPIC_KEYS = {"plot": ("about", "plot", "story", "what"), "people": ("who", "star", "cast", "actor", "direct"),
               "opinion": ("good", "worth", "think", "critics", "like")}
 ASK_TOPICS = {  # attribute -> ways (point, template) of the recommender's question about it; the turn's seed picks one

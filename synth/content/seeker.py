@@ -36,9 +36,11 @@ from synth.content.phrases import (
     NO_PREFERENCE_KEYS,
     NO_PREFERENCES,
     NOBODY,
+    NOBODY_KEYS,
     NOT_QUITE,
     NOT_WANTED,
     NOTHING_AVOIDED,
+    NOTHING_AVOIDED_KEYS,
     NOTHING_MORE,
     SEEN_DECLINES,
     SEEN_KEYS,
@@ -94,7 +96,7 @@ def _reveal(acts: Sequence[str], state: SeekerState, ledger: Ledger, domain: Dom
         return _avoid(state, domain, rng)
     if ledger.asked and ledger.asked[-1] == "people" and "people" not in ledger.told:  # its state names nobody
         return Decided(TurnContent(move="reveal", points=["say there is no one in particular you want in it"]),
-                       rng.choice(NOBODY), told={"people": ()}, say_any=NO_PREFERENCE_KEYS)
+                       rng.choice(NOBODY), told={"people": ()}, say_any=NOBODY_KEYS)
     untold = ledger.untold(state)
     asked = ledger.asked[-1] if ledger.asked and ledger.asked[-1] in ATTRIBUTES else None
     points: list[str] = []
@@ -141,7 +143,7 @@ def _avoid(state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
     """The answer to what it would rather avoid: the genre it dislikes most, else nothing in particular."""
     if not state.dislikes:
         return Decided(TurnContent(move="reveal", points=["say there is nothing in particular you want to avoid"]),
-                       rng.choice(NOTHING_AVOIDED), told={"avoid": ()})
+                       rng.choice(NOTHING_AVOIDED), told={"avoid": ()}, say_any=NOTHING_AVOIDED_KEYS)
     disliked = genre_word(state.dislikes[0])
     return Decided(TurnContent(move="reveal", points=[f"say you would rather avoid {disliked} {domain.plural}"]),
                    f"I'd rather avoid {disliked} {domain.plural}.", told={"avoid": state.dislikes[:1]},

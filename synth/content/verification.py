@@ -57,11 +57,13 @@ _OTHER_WANTS = {
 # a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
 # ("I don't have Unforgiven"); but "I don't have a particular mood in mind", the content's own words
 _SEEKER_LACKS = re.compile(r"\bI (?:don't|do not) have\b(?! (?:a |any )?(?:particular|preference|strong))", re.IGNORECASE)
-# a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen"
+# a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen",
+# "I can help pick a movie" (the recommender's greeting said back), "Check it out."
 _RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
                          r"|\bI (?:can't|cannot|can|could|won't|wouldn't|would not) (?:really )?(?:recommend|suggest)\b"
                          r"|\b(?:a good|the right) (?:choice|pick) for you\b|\bI'll (?:look|search) for\b"
-                         r"|\bwhat (?:else )?to (?:suggest|recommend)\b|\bhelp (?:you )?find\b|\bhave you (?:seen|watched)\b"
+                         r"|\bwhat (?:else )?to (?:suggest|recommend)\b|\bhelp (?:you )?(?:find|pick|choose)\b|\bI can help\b"
+                         r"|\bhave you (?:seen|watched)\b|(?:^|[.!?]\s+)(?:check it out|give it a (?:try|go|shot|watch))\b"
                          r"|\bwill (?:captivate|delight|thrill|amaze|keep) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
                          re.IGNORECASE)
 # a seeker judging a movie it has not seen ("I didn't enjoy it", "not my favorite"), or denying one it has
@@ -87,7 +89,7 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|h
 # Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:") or at a bare verb ("Not
 # Kiss of Death: crime movie, dislike"); "? ?"; "It 's"
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\s*\?|!!!|\w\s+'[st]\b|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
-                      r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid) anything\b"
+                      r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid|not (?:watch|see|read)) anything\b"
                       r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$|,\s*(?:dislike|like)\W*$")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
 # down or only asks about ("sounds like exactly what I'm looking for")
@@ -134,8 +136,10 @@ _ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything el
 _TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
                             r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# a statement with a question mark ("It's a great one?"); a tag ("It's a comedy, isn't it?") has its comma
-_TOLD_AS_ASKED = re.compile(r"(?:^|[.!?]\s+)(?:it's|it is|that's|that is|this is|he's|she's)\b[^.!?,;]*\?", re.IGNORECASE)
+# a statement with a question mark ("It's a great one?", "It's a drama from the nineties, and really good?"); not a
+# tag ("It's a comedy, isn't it?", "..., right?")
+_TOLD_AS_ASKED = re.compile(r"(?:^|[.!?]\s+)(?:it's|it is|that's|that is|this is|he's|she's|the (?:film|movie|book|story))\b"
+                            r"[^.!?]*(?<!right)(?<!n't it)(?<!n't they)(?<!, no)\?", re.IGNORECASE)
 
 
 def cut_by_cap(raw: str, cap: int) -> Defect | None:
@@ -253,7 +257,7 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
         found.append(Defect("claims_no_stock", stock.group(0)))
     if decided.question and "?" not in text:  # the question the content asks, said as a statement
         found.append(Defect("drops_the_question", decided.template[-40:]))
-    if asked := _TOLD_AS_ASKED.search(text):
+    if asked := _TOLD_AS_ASKED.search(text) or _plot_asked(text, decided):
         found.append(Defect("tells_as_a_question", asked.group(0)[-40:]))
     if context.role == "seeker" and (said := _AS_I_SAID.search(text)):
         found.append(Defect("claims_it_said", said.group(0)))
@@ -261,6 +265,18 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
         questions = [s for s in _SENTENCE_END.split(text) if s.endswith("?")]
         found += [Defect("asks_about_its_pick", q[-40:]) for q in questions if _ASKS_ITS_PICK.search(q)]
     return found
+
+
+def _plot_asked(text: str, decided: Decided) -> re.Match[str] | None:
+    """A sentence of the item's own description said with a question mark ("... to find one paratrooper?")."""
+    if decided.item is None or not decided.item.description:
+        return None
+    description = " ".join(re.findall(r"[\w']+", decided.item.description.lower()))
+    for question in re.finditer(r"[^.!?]*\?", text):
+        words = re.findall(r"[\w']+", question.group(0).lower())
+        if any(" ".join(words[i:i + 5]) in description for i in range(len(words) - 4)):
+            return question
+    return None
 
 
 def _plot_given(decided: Decided) -> bool:

@@ -167,8 +167,17 @@ def test_verification_keeps_each_sentence_a_question_or_a_statement_as_decided(s
         d.name for d in verify("Not Heat: I'm after a comedy. Got another one?", asking, seeker)]
     recommender = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("What kind of movie?",))
     offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
-    assert_caught({"How about Notting Hill? It's a great comedy?": "tells_as_a_question"}, offer, recommender)
-    assert "tells_as_a_question" not in [d.name for d in verify("Notting Hill? It's a comedy, isn't it great?", offer, recommender)]
+    assert_caught({"How about Notting Hill? It's a great comedy?": "tells_as_a_question",
+                   "How about Notting Hill? It's a comedy from the nineties, and really good?": "tells_as_a_question",
+                   "How about Notting Hill? " + items["r"].description.rstrip(".") + "?": "tells_as_a_question"},
+                  offer, recommender)
+    assert "tells_as_a_question" not in [d.name for d in verify("How about Notting Hill? It's a comedy, right?", offer, recommender)]
+    assert_caught({"Hi! I can help pick a movie tonight. I want a comedy.": "takes_the_other_side"},
+                  seeker_content(("ANS",), state, Ledger(asked=["genre"]), DOMAIN, content_rng(2)), seeker)
+    nobody = seeker_content(("ANS",), state, Ledger(asked=["people"]), DOMAIN, content_rng(2))
+    assert verify(nobody.template, nobody, seeker) == []
+    assert_caught({"I don't have a particular movie in mind.": "leaves_out_content"}, nobody, seeker)
+    assert "tells_as_a_question" not in [d.name for d in verify("Notting Hill? It's a comedy, isn't it?", offer, recommender)]
     ask = recommender_content(("REQ",), Ledger(), DOMAIN, content_rng(3))
     assert ask.question and "drops_the_question" in [d.name for d in verify("I'd like to know your favorite genre.", ask, recommender)]
 
