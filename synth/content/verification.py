@@ -39,11 +39,13 @@ _VIEWED = re.compile(
     re.IGNORECASE,
 )
 _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![\w(])(?:19|20)\d\d\b(?!\))")
-# a speaker taking the other's place: a seeker telling what "you wanted", a recommender what "I wanted"; a
-# recommender speaking of its own viewing of what it offers ("I haven't seen it", "I've seen Heat")
+# a speaker taking the other's place: a seeker telling what "you wanted" or asking "Do you want it?", "Need another
+# movie?", a recommender what "I wanted" or "I'm in!"; a recommender speaking of its own viewing or taste ("I haven't
+# seen it", "I've seen Heat", "which I really enjoy")
 _OTHER_WANTS = {
     "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b"
-                         r"|\byou said you\b", re.IGNORECASE),
+                         r"|\byou said you\b|\bdo you want (?:it|this|that|to watch)\b"
+                         r"|\b(?:need|want) another (?:movie|one|suggestion|book)\b", re.IGNORECASE),
     "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for)\b"
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
@@ -51,7 +53,8 @@ _OTHER_WANTS = {
                               r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b"
                               r"|\bI(?:'m| am) (?:so |really )?(?:excited|eager) to\b|\bcan't wait to (?:watch|see|check)\b"
                               r"|\bI (?:loved|liked|enjoyed) (?:it|that|this)\b|\bI remember\b|\bwhat I was thinking\b"
-                              r"|\bI (?:love|enjoy|loved|enjoyed) (?:watching|seeing)\b",
+                              r"|\bI (?:love|enjoy|loved|enjoyed) (?:watching|seeing)\b|\bI'm in\b"
+                              r"|\b(?:which|that) I (?:really )?(?:enjoy|love|like)\b",
                               re.IGNORECASE),
 }
 # a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
@@ -92,11 +95,13 @@ _GARBLED = re.compile(r"[{}\[\]<>|]|\?\s*\?|!!!|\w\s+'[st]\b|[?!][A-Za-z]|(?:^|[
                       r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid|not (?:watch|see|read)) anything\b"
                       r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$|,\s*(?:dislike|like)\W*$")
 # an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
-# down or only asks about ("sounds like exactly what I'm looking for")
+# down or only asks about ("sounds like exactly what I'm looking for", round 14's "Kiss of Death is a good choice for
+# me!", a no the reader took for a yes)
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
                    re.IGNORECASE)
 _WELCOMES = re.compile(r"\bperfect(?:ly)?\b|\b(?:exactly|just) what I\b|\bwhat I'm looking for\b|\bsounds (?:great|amazing|"
-                       r"wonderful|fantastic)\b", re.IGNORECASE)
+                       r"wonderful|fantastic)\b|\bgood (?:choice|pick) for me\b|\bworks for me\b"
+                       r"|\bI'll (?:take|go with) (?:it|that|this)\b", re.IGNORECASE)
 # the recommender saying it has none of something ("I don't have a movie from the 1950s right now"): its next offer
 # may be one
 _NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|suggest)\b|\bno (?:\w+ ){1,5}(?:here|available|"
@@ -136,6 +141,9 @@ _ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything el
 _TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
                             r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# "Thanks again!" from a seeker that has not thanked before
+_THANKS_AGAIN = re.compile(r"\bthanks? (?:you )?again\b", re.IGNORECASE)
+_THANKS = re.compile(r"\bthank", re.IGNORECASE)
 # a statement with a question mark ("It's a great one?", "It's a drama from the nineties, and really good?"); not a
 # tag ("It's a comedy, isn't it?", "..., right?")
 _TOLD_AS_ASKED = re.compile(r"(?:^|[.!?]\s+)(?:it's|it is|that's|that is|this is|he's|she's|the (?:film|movie|book|story))\b"
@@ -167,7 +175,7 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     if decided.quote and not _quotes(text, decided.quote):
         found.append(Defect("misquotes", decided.quote[:40]))
     if context.role == "seeker":
-        found += _seeker_slips(text, decided)
+        found += _seeker_slips(text, decided, context)
     elif (saw := _YOU_SAW.search(text)) and not any(_SAW.search(t) for t in (context.other_last, *context.other_earlier)):
         found.append(Defect("unsaid_viewing", saw.group(0)))
     other = _OTHER_WANTS[context.role].search(text) or (
@@ -201,7 +209,7 @@ def _without_titles(text: str, titles: set[str]) -> str:
     return text
 
 
-def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
+def _seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     """A seeker's viewing of a suggestion it has not seen (claimed or judged), its denial of one it has, a
     question where it only tells or accepts."""
     found = []
@@ -214,12 +222,16 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
         found.append(Defect("welcomes_a_miss", welcome.group(0)))
     if decided.content.move == "reveal" and (nod := _NOD.search(text)):
         found.append(Defect("echoes_a_nod", nod.group(0)))
+    if decided.content.move == "reveal" and (echo := _echoed_question(text, context.other_last)):
+        found.append(Defect("echoes_the_question", echo))
     if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
     if decided.content.move == "accept" and not re.search(r"\bthank", text, re.IGNORECASE):
         found.append(Defect("leaves_out_content", "thanks"))  # the recommender's goodbye may say "You're welcome"
     if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
         found.append(Defect("agrees_to_nothing", agrees.group(0)))
+    if (again := _THANKS_AGAIN.search(text)) and not any(_THANKS.search(said) for said in context.own_earlier):
+        found.append(Defect("thanks_again", again.group(0)))
     if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
         found.append(Defect("puts_off_the_choice", off.group(0)))
     # a question where it tells, accepts or turns down without asking ("What if we skip this movie?")
@@ -227,6 +239,19 @@ def _seeker_slips(text: str, decided: Decided) -> list[Defect]:
     if telling and "?" in text:
         found.append(Defect("asks_back", next(s for s in reversed(_SENTENCE_END.split(text)) if "?" in s)[-40:]))
     return found
+
+
+ECHOED_WORDS = 4  # words of the recommender's question a seeker's answer says back in a row ("a classic or something")
+
+
+def _echoed_question(text: str, asked: str) -> str | None:
+    """Words of the question just asked said back in the answer ("A classic or something new from the 1990s" to "A
+    classic, or something new?"): the answer should tell, not repeat the choice."""
+    questions = " ".join(q for q in re.findall(r"[^.!?]*\?", asked))
+    said = " ".join(re.findall(r"[\w']+", questions.lower()))
+    words = re.findall(r"[\w']+", text.lower())
+    return next((" ".join(words[i:i + ECHOED_WORDS]) for i in range(len(words) - ECHOED_WORDS + 1)
+                 if f" {' '.join(words[i:i + ECHOED_WORDS])} " in f" {said} "), None)
 
 
 def _judged(text: str, title: str) -> re.Match[str] | None:
@@ -323,11 +348,13 @@ QUOTED_START = 5  # words of a critic's quote a reply must give as they are, fro
 
 
 def _quotes(text: str, quote: str) -> bool:
-    """Whether `text` gives the quote's first words as they are (round 11's reader found reworded quotes garbled:
-    "Howard's recent work is missing raw filmmaking excitement" of "Backdraft has some of the raw filmmaking
-    excitement that has been missing from Howard's recent work")."""
-    said, start = re.findall(r"[\w']+", text.lower()), re.findall(r"[\w']+", quote.lower())[:QUOTED_START]
-    return any(said[i:i + len(start)] == start for i in range(len(said) - len(start) + 1))
+    """Whether `text` gives the quote's first words as they are, after a quotation mark (round 11's reader found
+    reworded quotes garbled: "Howard's recent work is missing raw filmmaking excitement" of "Backdraft has some of the
+    raw filmmaking excitement that has been missing from Howard's recent work"; round 14's, one without its marks:
+    "A critic called It One of Wilder's funniest satires.")."""
+    start = re.findall(r"[\w']+", quote)[:QUOTED_START]
+    words = ("['’]".join(map(re.escape, word.split("'"))) for word in start)  # a curly apostrophe as good as a straight one
+    return re.search("[\"“‘']\\s*" + r"\W+".join(words), text, re.IGNORECASE) is not None
 
 
 _MAKER = r"(?:directed by|direction of|director|work of|film by|movie by|made by)\W+(?:\w+\W+){0,2}?"

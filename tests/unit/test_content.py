@@ -4,6 +4,7 @@ template). Game logic on the demo data and a scripted backend; the real model is
 
 import json
 import re
+from dataclasses import replace
 
 from synth.analysis.defects import ReplyContext
 from synth.content.decide import asked_in, content_rng, recommender_content
@@ -155,8 +156,10 @@ def test_verification_finds_what_a_reader_finds_out_of_place(state, items):
 
 
 def test_verification_keeps_each_sentence_a_question_or_a_statement_as_decided(state, items):
-    """Round 12's slips: a decline asked ("What if we skip this movie?"), a statement with a question mark ("It's a
-    great one?"), a question said as a statement, shorthand ending on a bare verb; their clean wordings pass."""
+    """Rounds 12 and 13's slips: a decline asked ("What if we skip this movie?"), a statement with a question mark
+    ("It's a great one?", a plot sentence asked), a question said as a statement, shorthand ending on a bare verb,
+    the recommender's greeting said back by the seeker, "no one in particular" said of movies; their clean wordings
+    pass."""
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
     assert "?" not in decline.template and verify("Not Heat, I think: I'm after a comedy or romance movie.", decline, seeker) == []
@@ -171,15 +174,40 @@ def test_verification_keeps_each_sentence_a_question_or_a_statement_as_decided(s
                    "How about Notting Hill? It's a comedy from the nineties, and really good?": "tells_as_a_question",
                    "How about Notting Hill? " + items["r"].description.rstrip(".") + "?": "tells_as_a_question"},
                   offer, recommender)
-    assert "tells_as_a_question" not in [d.name for d in verify("How about Notting Hill? It's a comedy, right?", offer, recommender)]
+    for tag in ("How about Notting Hill? It's a comedy, right?", "Notting Hill? It's a comedy, isn't it?"):
+        assert "tells_as_a_question" not in [d.name for d in verify(tag, offer, recommender)], tag
+    ask = recommender_content(("REQ",), Ledger(), DOMAIN, content_rng(3))
+    assert ask.question and "drops_the_question" in [d.name for d in verify("I'd like to know your favorite genre.", ask, recommender)]
     assert_caught({"Hi! I can help pick a movie tonight. I want a comedy.": "takes_the_other_side"},
                   seeker_content(("ANS",), state, Ledger(asked=["genre"]), DOMAIN, content_rng(2)), seeker)
     nobody = seeker_content(("ANS",), state, Ledger(asked=["people"]), DOMAIN, content_rng(2))
     assert verify(nobody.template, nobody, seeker) == []
     assert_caught({"I don't have a particular movie in mind.": "leaves_out_content"}, nobody, seeker)
-    assert "tells_as_a_question" not in [d.name for d in verify("Notting Hill? It's a comedy, isn't it?", offer, recommender)]
+
+
+def test_verification_finds_round_14s_slips(state, items):
+    """Round 14's readers: a no worded as a yes, a seeker asking what the recommender wants, a recommender joining in
+    ("I'm in!") or liking its own pick, the question's choices said back, thanks "again" never given; the clean
+    wordings pass."""
+    seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
+    recommender = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("What kind of movie?",))
+    decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
+    assert_caught({"What's Heat about? Do you want it?": "takes_the_other_side",
+                   "Not Heat. Need another movie?": "takes_the_other_side",
+                   "Heat is a good choice for me! I'm after a comedy.": "welcomes_a_miss"}, decline, seeker)
     ask = recommender_content(("REQ",), Ledger(), DOMAIN, content_rng(3))
-    assert ask.question and "drops_the_question" in [d.name for d in verify("I'd like to know your favorite genre.", ask, recommender)]
+    assert_caught({ask.template + " I'm in!": "takes_the_other_side"}, ask, recommender)
+    offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
+    assert_caught({"Notting Hill is a comedy, which I really enjoy.": "takes_the_other_side"}, offer, recommender)
+    era = seeker_content(("ANS",), state, Ledger(asked=["era"]), DOMAIN, content_rng(2))
+    asked = replace(seeker, other_last="Got it. A classic, or something new?")
+    assert_caught({"I'd like a classic or something new from the 1990s.": "echoes_the_question"}, era, asked)
+    assert "echoes_the_question" not in [d.name for d in verify(era.template, era, asked)]
+    target = seeker_content(("ACC",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["t"])
+    again = f"{target.template} Thanks again!"
+    assert_caught({again: "thanks_again"}, target, seeker)
+    assert "thanks_again" not in [d.name for d in verify(again, target, replace(seeker, own_earlier=("Hi! Thanks for asking.",)))]
+
 
 def test_a_decline_tells_what_it_wants_and_an_offer_that_misses_it_says_so(state, items):
     ledger = Ledger()

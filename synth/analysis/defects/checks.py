@@ -99,6 +99,8 @@ FIXES = {
     "asks_back": "ask nothing: only say what you are told to",
     "drops_the_question": "ask the question you are given, ending it with a question mark",
     "tells_as_a_question": "say what you tell as a statement, not with a question mark",
+    "echoes_the_question": "answer the question in your own words; do not say its choices back",
+    "thanks_again": "thank them once, without 'again': you have not thanked them before",
     "greets_again": "no greeting: the conversation is already going",
     "praises_no_choice": "no praise for a choice: nobody has chosen anything yet",
     "speaks_of_them": 'speak to the other person as "you", never of them as "they"',
