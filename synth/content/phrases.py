@@ -105,6 +105,10 @@ ACCEPT_BODIES = ("It sounds like just the {why} I wanted.", "{A_why}, that's exa
                  "{A_why} is just right.", "{A_why} is what I was hoping for.",
                  "That's just the kind of {why} I wanted.", "{A_why} sounds perfect.",
                  "Just the {why} I was looking for.", "{A_why} is exactly my thing.")
+# a yes to a target of none of the genres it asked for (a GoRecDial seeker's target is drawn from its set, not from
+# what it said): no "exactly what I was after"
+ACCEPT_ANYWAY = ("Not what I asked for, but {a_why} sounds good.", "Hmm, {a_why}. Sure, why not.",
+                 "It's not quite what I had in mind, but {a_why} works for me.", "I'm up for {a_why} after all.")
 ACCEPT_CLOSERS = ("I'll {verb} {title} {when}.", "I'll go with {title}.",
                   "{title} it is, then.", "I'll give {title} a go {when}.", "I'll check out {title}.",
                   "I'm going to {verb} {title}.", "I'll definitely {verb} {title}.",

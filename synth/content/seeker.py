@@ -20,6 +20,7 @@ from synth.content.facts import (
     with_article,
 )
 from synth.content.phrases import (
+    ACCEPT_ANYWAY,
     ACCEPT_BODIES,
     ACCEPT_CLOSERS,
     ACCEPT_OPENERS,
@@ -194,14 +195,18 @@ def _question_topic(item: Item, said: Sequence[str], rng: random.Random) -> str 
 
 
 def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
-    """Yes to the target, naming what matched what it wants; it has never seen it."""
-    genres = [g.lower() for g in item.genres if g.lower() in state.wants.genres] or [g.lower() for g in item.genres]
+    """Yes to the target, naming what matched what it wants (where nothing did, a GoRecDial target drawn from its set,
+    that it is not what it asked for); it has never seen it."""
+    wanted = [g.lower() for g in item.genres if g.lower() in state.wants.genres]
+    genres = wanted or [g.lower() for g in item.genres]
     why = kind_of(genres[:3], domain).split(" ", 1)[1]  # every genre it wants the target has: the reason it
     # turned others down was one of them
     reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
-                         f"say what you like about it: {why}"))
+                         f"say what you like about it: {why}") if wanted else
+                        (f"say it is not what you asked for, but {why} sounds good to you",))
     points = [f"say yes, you will {domain.verb} {item.display}", reason, "thank them"]
-    template = say_one(rng, ACCEPT_OPENERS, ACCEPT_BODIES, ACCEPT_CLOSERS, THANKS, title=item.title, why=why,
+    template = say_one(rng, ACCEPT_OPENERS if wanted else ("",), ACCEPT_BODIES if wanted else ACCEPT_ANYWAY,
+                       ACCEPT_CLOSERS, THANKS, title=item.title, why=why,
                        a_why=with_article(why), verb=domain.verb, when=domain.when)
     return Decided(TurnContent(move="accept", points=points, titles=[item.display]), template, item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))
 

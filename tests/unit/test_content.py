@@ -426,3 +426,15 @@ def test_the_recommender_searches_for_what_the_seeker_said_it_wants_and_an_accep
                                    seeker)] == ["agrees_to_nothing"]
     assert verify("Yes! Groundhog Day, a comedy and romance movie, is just right. I'll watch it. Thanks!", accept,
                   seeker) == []
+
+
+def test_a_yes_to_a_target_of_no_genre_asked_for_does_not_call_it_what_it_was_after(state, items):
+    """A GoRecDial seeker's target comes from its set, not from what it said (last session's game: a seeker who asked
+    for animated or family movies took The Hunger Games as "exactly what I was after")."""
+    elsewhere = replace(state, wants=replace(state.wants, genres=("horror",)))
+    seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
+    for seed in range(8):
+        yes = seeker_content(("ACC",), elsewhere, Ledger(), DOMAIN, content_rng(seed), recommended=items["t"])
+        assert yes.accept and "what you asked for" in yes.content.points[1]
+        assert not re.search(r"exactly|just right|hoping for|my thing|perfect|wanted", yes.template), yes.template
+        assert verify(yes.template, yes, seeker) == [], yes.template
