@@ -97,8 +97,10 @@ OFFER_BODIES = ("It's {why}.", "It's {why}, right up your alley.", "{Why}, just 
                 "{Why}, which is what you wanted.", "It's {why}, so it should suit you.",
                 "It's {why}, and really good.", "It's {why}. It's a great one.", "I think it's a good one: {why}.")
 UNMET_BODIES = ("It isn't {unmet}, but it's {why}.", "Not {unmet}, I know, but it's {why}.",
-                "It's {why} rather than {unmet}, but worth a look.", "It's not {unmet}, but it is {why}.",
-                "It's {why}; not {unmet}, but it might still work.")
+                "It's not {unmet}, I'm afraid, but it's {why} and worth a look.", "It's not {unmet}, but it is {why}.",
+                "It isn't {unmet}, though it's {why}, so it might still work.")
+# (round 15's readers stopped at "It's {why} rather than {unmet}, but worth a look" and "It's {why}; not {unmet}, but
+# it might still work": both read as if what it is not were the reason to watch it)
 ACCEPT_OPENERS = ("Yes!", "Oh, nice.", "Ooh.", "That sounds good.", "Sounds great!", "Oh, I like that.", "",
                   "Oh, perfect.", "That's great!", "Nice!", "Oh yes!", "Awesome!", "Great idea!")
 ACCEPT_BODIES = ("It sounds like just the {why} I wanted.", "{A_why}, that's exactly what I was after.",

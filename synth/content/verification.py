@@ -211,7 +211,8 @@ def _without_titles(text: str, titles: set[str]) -> str:
 
 def _seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     """A seeker's viewing of a suggestion it has not seen (claimed or judged), its denial of one it has, a
-    question where it only tells or accepts."""
+    question where it only tells, accepts or turns down, the question's choices said back, thanks "again" never
+    given."""
     found = []
     if decided.item is not None and decided.content.move in ("accept", "inquire", "decline"):
         if decided.seen and (denied := _DENIED.search(text)):
@@ -226,7 +227,7 @@ def _seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[De
         found.append(Defect("echoes_the_question", echo))
     if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
-    if decided.content.move == "accept" and not re.search(r"\bthank", text, re.IGNORECASE):
+    if decided.content.move == "accept" and not _THANKS.search(text):
         found.append(Defect("leaves_out_content", "thanks"))  # the recommender's goodbye may say "You're welcome"
     if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
         found.append(Defect("agrees_to_nothing", agrees.group(0)))
@@ -293,15 +294,22 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
 
 
 def _plot_asked(text: str, decided: Decided) -> re.Match[str] | None:
-    """A sentence of the item's own description said with a question mark ("... to find one paratrooper?")."""
+    """A sentence of the item's own description said with a question mark ("... to find one paratrooper?"); not a real
+    question that tells it ("Have you seen Heat, where a detective hunts a thief?")."""
     if decided.item is None or not decided.item.description:
         return None
-    description = " ".join(re.findall(r"[\w']+", decided.item.description.lower()))
+    description = " " + " ".join(re.findall(r"[\w']+", decided.item.description.lower())) + " "
     for question in re.finditer(r"[^.!?]*\?", text):
         words = re.findall(r"[\w']+", question.group(0).lower())
-        if any(" ".join(words[i:i + 5]) in description for i in range(len(words) - 4)):
+        if words and words[0] in _ASKING_WORDS:
+            continue
+        if any(f" {' '.join(words[i:i + 5])} " in description for i in range(len(words) - 4)):
             return question
     return None
+
+
+_ASKING_WORDS = frozenset({"have", "has", "did", "do", "does", "would", "how", "what", "ever", "know", "want", "fancy",
+                           "seen", "is", "are", "any", "or", "can", "could", "will"})
 
 
 def _plot_given(decided: Decided) -> bool:
