@@ -249,10 +249,14 @@ def _echoed_question(text: str, asked: str) -> str | None:
     """Words of the question just asked said back in the answer ("A classic or something new from the 1990s" to "A
     classic, or something new?"): the answer should tell, not repeat the choice."""
     questions = " ".join(q for q in re.findall(r"[^.!?]*\?", asked))
-    said = " ".join(re.findall(r"[\w']+", questions.lower()))
-    words = re.findall(r"[\w']+", text.lower())
-    return next((" ".join(words[i:i + ECHOED_WORDS]) for i in range(len(words) - ECHOED_WORDS + 1)
-                 if f" {' '.join(words[i:i + ECHOED_WORDS])} " in f" {said} "), None)
+    return _shared_run(re.findall(r"[\w']+", text.lower()), questions, ECHOED_WORDS)
+
+
+def _shared_run(words: list[str], other: str, length: int) -> str | None:
+    """The first `length` words in a row of `words` (lower case) that `other` says in a row too, or None."""
+    said = " " + " ".join(re.findall(r"[\w']+", other.lower())) + " "
+    runs = (" ".join(words[i:i + length]) for i in range(len(words) - length + 1))
+    return next((run for run in runs if f" {run} " in said), None)
 
 
 def _judged(text: str, title: str) -> re.Match[str] | None:
@@ -298,12 +302,9 @@ def _plot_asked(text: str, decided: Decided) -> re.Match[str] | None:
     question that tells it ("Have you seen Heat, where a detective hunts a thief?")."""
     if decided.item is None or not decided.item.description:
         return None
-    description = " " + " ".join(re.findall(r"[\w']+", decided.item.description.lower())) + " "
     for question in re.finditer(r"[^.!?]*\?", text):
         words = re.findall(r"[\w']+", question.group(0).lower())
-        if words and words[0] in _ASKING_WORDS:
-            continue
-        if any(f" {' '.join(words[i:i + 5])} " in description for i in range(len(words) - 4)):
+        if words and words[0] not in _ASKING_WORDS and _shared_run(words, decided.item.description, 5):
             return question
     return None
 
