@@ -161,7 +161,7 @@ class GenerateConfig(BackendConfig):
         "'free' the recommender itself",
     )
     wording: Wording = Field(
-        "free", description="who decides what each turn says: 'decided' the seeker's state and the catalog decide "
+        "decided", description="who decides what each turn says: 'decided' the seeker's state and the catalog decide "
         "each turn's content and the model only words it, verified (synth.content); 'free' the model decides and "
         "words each turn in one reply (docs/generation.md#wording)",
     )
@@ -239,13 +239,16 @@ class GenerateConfig(BackendConfig):
     def _persona_summaries_need_personas(self) -> GenerateConfig:
         if self.persona_summaries and self.mode != "pearl":
             raise ValueError("persona_summaries condense PEARL seekers' ratings; gorecdial seekers hold movie sets")
+        if self.persona_summaries and self.wording == "decided":
+            raise ValueError("persona_summaries are the free seeker's taste in short: add --wording free to them (with "
+                             "wording 'decided', the default, the seeker's state holds its taste)")
         return self
 
     @model_validator(mode="after")
     def _think_is_free_wording_s(self) -> GenerateConfig:
         if self.think and self.wording == "decided":
-            raise ValueError("think is the free recommender's rationale; with wording 'decided' each turn's decided "
-                             "content (the record's content) says why instead: leave out --think")
+            raise ValueError("think is the free recommender's rationale: add --wording free to --think (with wording "
+                             "'decided', the default, each turn's decided content, the record's content, says why)")
         return self
 
     @field_validator("shard")

@@ -34,10 +34,11 @@ def reviews(demo: SourceData) -> list[Review]:
 @pytest.fixture(scope="session")
 def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished 20-dialogue run on the demo data, played by the scripted backend (game logic, not a model):
-    14 users, some with two dialogues, on PEARL's fixed course (--strategy pearl), which the rule-following
-    script models. Read it; copy it before changing it."""
+    14 users, some with two dialogues, on PEARL's fixed course (--strategy pearl) in free wording (the recommender's
+    own [EOD], titles only in its turns), which the rule-following script models. Read it; copy it before
+    changing it."""
     folder = tmp_path_factory.mktemp("scripted-run")
-    config = GenerateConfig(n=20, seed=3, strategy="pearl", progress=False)
+    config = GenerateConfig(n=20, seed=3, strategy="pearl", wording="free", progress=False)
     asyncio.run(generate(config, folder, backend=ScriptedBackend(rule_following_script)))
     return folder
 

@@ -99,8 +99,9 @@ def wait_for_first_dialogue(process: subprocess.Popen, dialogues: Path, timeout_
 SHORT_SMOLLM_ARGS = ("generate", "--seed", "3", "--max-utterances", "2", "--reply-resamples", "0", "--model", SMOLLM,
                      "--no-progress")
 ONE_THREAD = ("--set", "n_threads=1")
-# the shared smollm_run's (tests/integration/conftest.py): hybrid retrieval, which test_generation_retrievers.py checks
-SMOLLM_RUN_ARGS = ("--think", "--max-utterances", "6", "--retriever", "hybrid")
+# the shared smollm_run's (tests/integration/conftest.py): hybrid retrieval, which test_generation_retrievers.py checks;
+# free wording, whose recommender writes the think texts the report and the guess_contradiction filter read
+SMOLLM_RUN_ARGS = ("--wording", "free", "--think", "--max-utterances", "6", "--retriever", "hybrid")
 
 
 def requantized(model: Path, out: Path) -> Path:

@@ -10,6 +10,7 @@ from typing import Any
 from synth.llm.base import Completion, Message, ModelInfo
 
 RECOMMENDER_SYSTEM = re.compile(r"You are a friendly [\w ]+ recommender\b")  # prompts/recommender_system.j2
+PLAIN_SENTENCE = re.compile(r'Said plainly, that is: "(.*)" Now say it')  # prompts/word_turn.j2
 
 Script = Callable[[list[Message], dict[str, Any] | None], str]
 
@@ -53,7 +54,10 @@ class ScriptedBackend:
 
 def rule_following_script(messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
     """A seeker that accepts exactly when told the suggestion is its target; a recommender that picks the
-    last candidate (where a forced target lands) and otherwise asks."""
+    last candidate (where a forced target lands) and otherwise asks; in decided wording, each turn says its
+    content's plain sentence."""
+    if plain := PLAIN_SENTENCE.search(messages[-1]["content"]):
+        return json.dumps({"utterance": plain.group(1)})
     props = (schema or {}).get("properties", {})
     thinks = {"think": "fits"} if "think" in props else {}
     if "item" in props:

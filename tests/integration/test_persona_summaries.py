@@ -1,5 +1,5 @@
 """`--source movielens` with the real embedded model (SmolLM2): seekers made of MovieLens users' ratings and tags, each
-told its taste in a few sentences (`--persona-summaries`); a second run with the same summary cache asks the model for
+told its taste in a few sentences (`--persona-summaries`, which the free seeker reads); a second run with the same summary cache asks the model for
 none and, being the same command in a new process, writes the same dialogues, reply re-samples and all. (Two
 utterances a game: the dialogues' course is tested elsewhere.)"""
 
@@ -17,7 +17,7 @@ def test_movielens_personas_get_summaries_once_and_the_same_command_writes_the_s
 
     def generate(out):
         result = run_synth(
-            "generate", "--source", "movielens", "--persona-summaries", "--n", "2", "--seed", "11",
+            "generate", "--source", "movielens", "--wording", "free", "--persona-summaries", "--n", "2", "--seed", "11",
             "--max-utterances", "2", "--model", SMOLLM, "--out", str(out), "--no-progress", env=env,
         )
         assert result.returncode == 0, result.stderr

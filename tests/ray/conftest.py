@@ -40,6 +40,6 @@ def repetitive_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     refused twice (the repetition filter) or nearly repeats an earlier kept one (dedup), and keep the others (2
     of 20). Read it; do not change it."""
     folder = tmp_path_factory.mktemp("repetitive-run")
-    config = GenerateConfig(n=20, seed=7, strategy="pearl", progress=False)
+    config = GenerateConfig(n=20, seed=7, strategy="pearl", wording="free", progress=False)  # the script's protocol
     asyncio.run(generate(config, folder, backend=ScriptedBackend(refusing_in_one_phrase, keep_calls=False)))
     return folder

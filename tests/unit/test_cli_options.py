@@ -175,6 +175,14 @@ def test_a_bad_option_value_names_the_config_field(tmp_path):
     assert "config field 'backend'" in one_line_error(invoke("generate", "--out", str(tmp_path), "--backend", "nope"))
 
 
+@pytest.mark.parametrize("option", ["--think", "--persona-summaries"])
+def test_a_free_wording_option_at_the_decided_default_names_wording_free(tmp_path, option):
+    """--think and --persona-summaries feed the free simulators' prompts: at the default wording they would cost
+    calls and change nothing, so the error says what to add."""
+    assert "add --wording free" in one_line_error(invoke("generate", "--out", str(tmp_path), option))
+    assert GenerateConfig(wording="free", think=True, persona_summaries=True).wording == "free"
+
+
 # --- other commands ------------------------------------------------------------------------------------------
 
 

@@ -94,15 +94,22 @@ def no_movie_script(messages: list[dict[str, str]], schema: dict | None) -> str:
     return rule_following_script(messages, schema).replace("films", "books")
 
 
-@pytest.mark.parametrize("strategy", ["human", "pearl"])
-def test_a_books_run_prompts_and_speaks_without_movie_words(tmp_path, strategy):
+SEEKER_SYSTEM_LINES = {  # each wording's seeker system prompt, in the books domain's words
+    "free": "You play a reader chatting with a recommender to find a book to read next.",
+    "decided": "You write one message in a chat between a reader who wants a book to read next and a friendly book "
+               "recommender. You are the one looking for a book",
+}
+
+
+@pytest.mark.parametrize(("strategy", "wording"), [("human", "decided"), ("pearl", "decided"), ("human", "free")])
+def test_a_books_run_prompts_and_speaks_without_movie_words(tmp_path, strategy, wording):
     backend = ScriptedBackend(no_movie_script, keep_calls=True)
-    config = GenerateConfig(n=3, seed=2, domain="books", strategy=strategy, progress=False)
+    config = GenerateConfig(n=3, seed=2, domain="books", strategy=strategy, wording=wording, progress=False)
     manifest = asyncio.run(generate(config, tmp_path, backend=backend))
     assert manifest.counts.written == 3 and manifest.config["domain"] == "books"
     prompts = [m["content"] for call in backend.calls for m in call]
     assert prompts and not [p for p in prompts if MOVIE_WORDS.search(p)]
-    assert any("You play a reader chatting with a recommender to find a book to read next." in p for p in prompts)
+    assert any(SEEKER_SYSTEM_LINES[wording] in p for p in prompts)
     for record in read_records(tmp_path):
         assert record.target_item.id.startswith("b")
         assert not [t.text for t in record.turns if MOVIE_WORDS.search(t.text)]

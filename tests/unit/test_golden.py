@@ -47,11 +47,13 @@ def produce(root: Path) -> dict[str, Path]:
     pearl, gorecdial, filtered = root / "pearl-run", root / "gorecdial-run", root / "filtered"
     human = root / "pearl-human-run"
     # The filtered run and the exports start from PEARL's fixed course, which the rule-following script
-    # models; the default strategy's plans (human) are pinned on their own run.
-    asyncio.run(generate(GenerateConfig(n=8, seed=4, strategy="pearl", progress=False), pearl,
+    # models; the default strategy's plans (human) are pinned on their own run. All in free wording, whose
+    # prompts the scripts answer (decided wording's contents are pinned in test_content.py).
+    free = {"wording": "free", "progress": False}
+    asyncio.run(generate(GenerateConfig(n=8, seed=4, strategy="pearl", **free), pearl,
                          backend=ScriptedBackend(sometimes_fooled)))
-    asyncio.run(generate(GenerateConfig(n=4, seed=4, progress=False), human, backend=ScriptedBackend(sometimes_fooled)))
-    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=3, seed=5, progress=False), gorecdial,
+    asyncio.run(generate(GenerateConfig(n=4, seed=4, **free), human, backend=ScriptedBackend(sometimes_fooled)))
+    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=3, seed=5, **free), gorecdial,
                          backend=ScriptedBackend(first_candidate_script)))
     asyncio.run(filter_run(pearl, filtered, FilterConfig()))
     outputs = {

@@ -119,9 +119,9 @@ def test_folds_hold_every_game_out_once():
 
 def test_generated_records_become_games(tmp_path):
     """A run played by the scripted backend (game logic) on PEARL's fixed course (one ask turn, then the expert
-    chooses): decisions, recommended candidates, acceptances."""
-    asyncio.run(generate(GenerateConfig(mode="gorecdial", n=2, seed=5, strategy="pearl", progress=False), tmp_path,
-                         backend=ScriptedBackend(game_script(accept=False))))
+    chooses), its seeker in free wording, which the script answers: decisions, recommended candidates, acceptances."""
+    config = GenerateConfig(mode="gorecdial", n=2, seed=5, strategy="pearl", wording="free", progress=False)
+    asyncio.run(generate(config, tmp_path, backend=ScriptedBackend(game_script(accept=False))))
     record = read_records(tmp_path)[0]
     game = record_game(record)
     assert game.correct == record.gorecdial.correct_index and len(game.candidates) == 5

@@ -19,9 +19,10 @@ from synth.runs.manifest import SCHEMA_VERSION
 
 OLD_RUN = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "run_before_schema_versions"
 # The settings the old run was written with: its planner and temperature were the defaults before #25, its
-# strategy the default before #26, no reply re-samples before #31, the recommender's think before #48.
+# strategy the default before #26, no reply re-samples before #31, the recommender's think before #48, free
+# wording before #63.
 CONFIG = GenerateConfig(n=3, seed=3, planner="users", temperature=0.0, strategy="pearl", reply_resamples=0, think=True,
-                        progress=False)
+                        wording="free", progress=False)
 
 
 def old_run_copy(tmp_path: Path) -> Path:

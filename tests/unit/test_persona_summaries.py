@@ -142,7 +142,7 @@ def test_the_runner_gives_the_records_their_summaries_and_resumes_from_the_cache
             return json.dumps({"summary": f"You like the films of {messages[0]['content'].count('- ')} lines."})
         return rule_following_script(messages, schema)
 
-    config = GenerateConfig(n=6, seed=5, progress=False, persona_summaries=True)
+    config = GenerateConfig(n=6, seed=5, wording="free", progress=False, persona_summaries=True)  # the free seeker reads it
     first = ScriptedBackend(script)
     manifest = asyncio.run(generate(config, tmp_path / "one", backend=first))
     records = read_records(tmp_path / "one")

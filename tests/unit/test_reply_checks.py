@@ -137,8 +137,8 @@ def test_a_run_counts_its_resamples_and_the_quality_filter_drops_with_reasons(tm
     (the script cannot vary, so it is kept with its defect); the counts reach records and manifest, and the
     quality filter drops those dialogues naming the detector and the turn."""
     run, filtered = tmp_path / "run", tmp_path / "filtered"
-    asyncio.run(generate(GenerateConfig(n=4, seed=3, strategy="pearl", ask_turns=2, progress=False), run,
-                         backend=ScriptedBackend(rule_following_script)))
+    config = GenerateConfig(n=4, seed=3, strategy="pearl", ask_turns=2, wording="free", progress=False)
+    asyncio.run(generate(config, run, backend=ScriptedBackend(rule_following_script)))
     records = [found.record for found in iter_records(run / "dialogues.jsonl")]
     resampled = sum(len(t.checks.resampled) for r in records for t in r.turns if t.checks)
     assert resampled > 0 and resampled == sum(r.generation.reply_resamples for r in records)

@@ -33,20 +33,21 @@ def test_writes_records_and_manifest(tmp_path):
     assert manifest.counts.accepted_target == 5 and manifest.counts.failed == 0
     assert manifest.tokens.prompt == sum(r.generation.prompt_tokens for r in records)
     assert manifest.fingerprint == config.fingerprint()
-    assert set(manifest.prompt_hashes) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn", "pearl_examples"}
+    assert set(manifest.prompt_hashes) == {"seeker_system", "seeker_turn", "recommender_system", "recommender_turn",
+                                           "pearl_examples", "word_system", "word_turn"}  # decided wording's too
     assert manifest.packages["synth-crs"]
 
 
 def test_one_failing_dialogue_does_not_stop_the_run(tmp_path, catalog, reviews):
     spec = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=1, seed=2)[0][0]
-    marker = spec.persona.general[0].text
+    marker = spec.persona.general[0].text  # in the free seeker's prompt
 
     def fails_for_first_persona(messages, schema):
         if marker in messages[0]["content"]:
             raise ConnectionError("server went away")
         return rule_following_script(messages, schema)
 
-    manifest = run(GenerateConfig(n=4, seed=2, progress=False), tmp_path, fails_for_first_persona)
+    manifest = run(GenerateConfig(n=4, seed=2, wording="free", progress=False), tmp_path, fails_for_first_persona)
     records = {r.id: r for r in read_records(tmp_path)}
     assert len(records) == 4 and manifest.counts.failed == 1
     failed = records[spec.id]

@@ -34,8 +34,9 @@ def test_pearl_runs_on_movielens_rt(tmp_path):
 
 
 def test_pearl_runs_on_movielens_ratings(tmp_path):
-    """Seekers are MovieLens users: personas from their ratings and tags (no review text)."""
-    config = GenerateConfig(source="movielens", n=3, seed=2, progress=False)
+    """Seekers are MovieLens users: personas from their ratings and tags (no review text), which the free
+    seeker's prompt shows."""
+    config = GenerateConfig(source="movielens", n=3, seed=2, wording="free", progress=False)
     prompts: list[str] = []
 
     def recording_script(messages, schema):
