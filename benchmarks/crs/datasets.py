@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,8 @@ from synth.runs.records import load_records
 
 logger = logging.getLogger(__name__)
 
+SAMPLED_PART = re.compile(r"(?P<part>.+)@(?P<size>\d+)")  # 'redial-train@100': a seeded 100 of its dialogues
+
 @dataclass(frozen=True)
 class Utterance:
     role: Role
@@ -38,11 +42,13 @@ class Conversation:
 
 @dataclass
 class DatasetSpec:
-    """One benchmark dataset: several paths under one label are pooled."""
+    """One benchmark dataset: several paths under one label are pooled; a path in `sizes` gives only that many
+    of its dialogues (the first of its seeded order, so a smaller size is part of a larger one)."""
 
     label: str
     paths: list[Path]
     format: str | None = None
+    sizes: dict[Path, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -57,32 +63,45 @@ class BenchmarkDataset:
 
 def parse_specs(specs: Sequence[str], format: str | None = None) -> list[DatasetSpec]:
     """'LABEL=PATH', 'PATH' or a shortcut (redial-train, redial-test, inspired-dev, inspired-test); 'A+B' joins
-    sets into one (`both=redial-train+runs/x`), as a label given twice pools its paths."""
+    sets into one (`both=redial-train+runs/x`), as a label given twice pools its paths; 'PATH@N' takes a seeded
+    N of its dialogues (`scarce=redial-train@100+runs/x`)."""
     pooled: dict[str, DatasetSpec] = {}
     for spec in specs:
-        label, paths = _joined(spec)
-        label = label or (paths[0].name if paths[0].is_dir() else paths[0].stem)
-        pooled.setdefault(label, DatasetSpec(label, [], format)).paths.extend(paths)
+        label, parts = _joined(spec)
+        first = parts[0][0]
+        label = label or (first.name if first.is_dir() else first.stem)
+        dataset = pooled.setdefault(label, DatasetSpec(label, [], format))
+        dataset.paths.extend(path for path, _ in parts)
+        dataset.sizes.update({path: size for path, size in parts if size is not None})
     return list(pooled.values())
 
 
-def _joined(spec: str) -> tuple[str | None, list[Path]]:
-    """The label and paths of one spec; a path that does not exist but whose '+'-separated parts do is a join
-    (its label, when none is given, is the spec itself)."""
+def _joined(spec: str) -> tuple[str | None, list[tuple[Path, int | None]]]:
+    """The label and parts (a path, and the size asked of it) of one spec; a path that does not exist but whose
+    '+'-separated parts do is a join (its label, when none is given, is the spec itself)."""
     label, path = resolve_spec(spec)
     if path.exists() or "+" not in str(path):
-        if not path.exists():
-            raise InputError(path, "no such file or run folder" + (f" (for '{label}')" if label else ""))
-        return label, [path]
-    parts = [resolve_spec(part)[1] for part in str(path).split("+")]
-    for part in parts:
-        if not part.exists():
-            raise InputError(part, f"no such file or run folder (in the join '{spec}')")
-    return label or str(path), parts
+        part = _part(str(path), label)
+        return label or (str(path) if part[1] is not None else None), [part]
+    return label or str(path), [_part(part, None, join=spec) for part in str(path).split("+")]
 
 
-def load_dataset(spec: DatasetSpec, space: ItemSpace) -> BenchmarkDataset:
-    """The spec's conversations, their item names resolved in `space` (which grows by the titles it lacks)."""
+def _part(spec: str, label: str | None, join: str | None = None) -> tuple[Path, int | None]:
+    """One existing path, and the N of a 'PATH@N' that names no file itself."""
+    path, size = resolve_spec(spec)[1], None
+    if not path.exists() and (sampled := SAMPLED_PART.fullmatch(spec)):
+        path, size = resolve_spec(sampled["part"])[1], int(sampled["size"])
+        if size == 0:
+            raise InputError(path, f"'{spec}' asks for no dialogues")
+    if not path.exists():
+        where = f" (in the join '{join}')" if join else f" (for '{label}')" if label else ""
+        raise InputError(path, "no such file or run folder" + where)
+    return path, size
+
+
+def load_dataset(spec: DatasetSpec, space: ItemSpace, seed: int = 0) -> BenchmarkDataset:
+    """The spec's conversations, their item names resolved in `space` (which grows by the titles it lacks); a
+    path with a size gives that many of its dialogues, the first of an order shuffled by `seed`."""
     conversations: list[Conversation] = []
     mapping = MappingReport()
     formats = []
@@ -96,10 +115,24 @@ def load_dataset(spec: DatasetSpec, space: ItemSpace) -> BenchmarkDataset:
         formats.append(name)
         if name == "synth":
             titles = run_catalog(path)
-            conversations += [record_conversation(r, titles, space, mapping) for r in load_records(path)]
+            loaded = [record_conversation(r, titles, space, mapping) for r in load_records(path)]
         else:
-            conversations += [dialogue_conversation(d, space, mapping) for d in load_dialogues(file, name)]
+            loaded = [dialogue_conversation(d, space, mapping) for d in load_dialogues(file, name)]
+        if path in spec.sizes:
+            loaded = first_of_seeded_order(loaded, spec.sizes[path], seed, path)
+            digest.update(f"@{spec.sizes[path]}:{seed}".encode())
+        conversations += loaded
     return BenchmarkDataset(spec.label, spec.paths, conversations, mapping, digest.hexdigest(), formats)
+
+
+def first_of_seeded_order(conversations: list[Conversation], size: int, seed: int, path: Path) -> list[Conversation]:
+    """The first `size` conversations of an order shuffled by `seed`, in their own order: 100 of a set are
+    among its 300, so a scarce regime grows by adding dialogues, not by drawing others."""
+    if size > len(conversations):
+        raise InputError(path, f"has {len(conversations):,} dialogues, fewer than the {size:,} asked for (@{size})")
+    order = list(range(len(conversations)))
+    random.Random(f"sample-{seed}").shuffle(order)
+    return [conversations[i] for i in sorted(order[:size])]
 
 
 def dialogue_conversation(dialogue: Dialogue, space: ItemSpace, mapping: MappingReport) -> Conversation:

@@ -72,9 +72,9 @@ def run_benchmark(
     """The results document: settings, datasets (sizes, item mapping) and one entry per model x train x test.
     Each model's name and training set are announced on `console` when the caller gives one."""
     space = space or ItemSpace.movielens()
-    train_sets = [sized(load_dataset(spec, space), settings.train_size, settings.seed)
+    train_sets = [sized(load_dataset(spec, space, settings.seed), settings.train_size, settings.seed)
                   for spec in parse_specs(settings.train, settings.format)]
-    test_sets = [load_dataset(spec, space) for spec in parse_specs(settings.test, settings.format)]
+    test_sets = [load_dataset(spec, space, settings.seed) for spec in parse_specs(settings.test, settings.format)]
     if settings.planted:
         if len(train_sets) != 1:
             raise SynthError(f"--planted splits one training set; {len(train_sets)} were given")

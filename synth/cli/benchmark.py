@@ -25,7 +25,8 @@ def benchmark(
     train: list[str] = typer.Option(
         ..., "--train", help="A training set: a run folder, a synth .jsonl, a ReDial / INSPIRED / PEARL file, or "
         "redial-train, redial-test, inspired-dev, inspired-test; LABEL=PATH names it, A+B joins sets "
-        "(both=redial-train+runs/x), a label given twice pools both (repeatable)."
+        "(both=redial-train+runs/x), a label given twice pools both, PATH@N takes a seeded N of its dialogues "
+        "(scarce=redial-train@100+runs/x; 100 of them are among its 300) (repeatable)."
     ),
     test: list[str] = typer.Option(
         ..., "--test", help="A test set, as for --train (repeatable); with --suite gorecdial, the training set "

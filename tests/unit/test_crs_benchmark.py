@@ -229,3 +229,23 @@ def test_joined_and_equal_sized_training_sets_with_intervals(redial_small, scrip
     assert {d["dialogues"] for d in sized["datasets"]["train"].values()} == {20}
     with pytest.raises(SynthError, match="'redial-60' has 60 dialogues, fewer than --train-size 70"):
         run_benchmark(BenchmarkOptions(**{**vars(options), "train_size": 70}), space)
+
+
+def test_a_seeded_part_of_a_set_is_the_scarce_regime_and_grows_by_adding(redial_small, scripted_run):
+    """'PATH@N': the first N of the set's seeded order, so 20 ReDial dialogues are among its 40 and the same in a
+    join with a generated run; the size reaches the fingerprint (no fit is reused for the whole set)."""
+    from synth.benchmarks.crs.datasets import load_dataset, parse_specs
+
+    train, _ = redial_small
+    space = ItemSpace.movielens()
+    specs = parse_specs([f"{train}@20", f"more={train}@40", f"scarce={train}@20+{scripted_run}", str(train)])
+    few, more, scarce, whole = (load_dataset(spec, space, seed=1) for spec in specs)
+    assert few.label == f"{train}@20" and len(few.conversations) == 20 and len(more.conversations) == 40
+    ids = [c.id for c in few.conversations]
+    assert set(ids) < {c.id for c in more.conversations} and ids == [c.id for c in scarce.conversations[:20]]
+    assert len(scarce.conversations) == 40 and len({few.fingerprint, more.fingerprint, whole.fingerprint}) == 3
+    assert [c.id for c in load_dataset(specs[0], space, seed=2).conversations] != ids
+    with pytest.raises(SynthError, match="fewer than the 61 asked for"):
+        load_dataset(parse_specs([f"{train}@61"])[0], space)
+    with pytest.raises(SynthError, match="no such file"):
+        parse_specs([f"{train}.missing@20"])
