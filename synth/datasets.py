@@ -78,7 +78,7 @@ def detect_format(path: Path) -> str:
     path = dialogues_file(path)
     head = peek(path)
     first_line = head.split("\n", 1)[0]
-    suffix = path.suffix.lower()
+    suffix = Path(path.name.lower().removesuffix(".gz")).suffix  # what a compressed file holds
     if suffix == ".tsv" and {"dialog_id", "speaker", "text"} <= set(first_line.split("\t")):
         return "inspired"
     if suffix == ".txt" and any(field.startswith("text:") for field in first_line.split("\t")):

@@ -23,9 +23,11 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 def peek(path: Path) -> str:
-    """The first few thousand characters of `path`, leading whitespace removed."""
+    """The first few thousand characters of `path` (decompressed where its name ends in `.gz`), leading
+    whitespace removed."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
+        opener = gzip.open if path.name.lower().endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
             return handle.read(_PEEK_CHARS).lstrip()
     except OSError as exc:
         raise InputError(path, f"cannot open: {exc.strerror or exc}") from None

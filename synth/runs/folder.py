@@ -14,7 +14,7 @@ from synth.domain import Domain, domain_for_run
 from synth.errors import InputError, SynthError
 from synth.records import DialogueRecord, Item
 from synth.runs.filtering import DroppedDialogue, FilterReport, iter_dropped, read_filter_report
-from synth.runs.layout import DROPPED_FILE, FILTER_REPORT_FILE, ITEMS_FILE, MANIFEST_FILE, dialogues_file
+from synth.runs.layout import DROPPED_FILE, FILTER_REPORT_FILE, ITEMS_FILE, MANIFEST_FILE, dialogues_file, run_file
 from synth.runs.manifest import Manifest, read_manifest
 from synth.runs.records import count_records, iter_records, read_items
 
@@ -60,7 +60,7 @@ class RunFolder:
     def items(self) -> dict[str, Item]:
         """Item id -> Item for every item the run could name: its items.jsonl, else the catalog rebuilt from
         the manifest's configuration."""
-        path = self.folder / ITEMS_FILE
+        path = run_file(self.folder, ITEMS_FILE)
         if path.exists():
             return read_items(path)
         if self.manifest is None:

@@ -18,8 +18,15 @@ RATING_SCORES_FILE = "rating_scores.json"  # scored human ratings (synth rate sc
 
 
 def dialogues_file(path: Path) -> Path:
-    """A run folder means its dialogues.jsonl; a file is itself."""
-    return path / DIALOGUES_FILE if path.is_dir() else path
+    """A run folder means its dialogues.jsonl (its dialogues.jsonl.gz in a compressed folder, kept to be read);
+    a file is itself."""
+    return run_file(path, DIALOGUES_FILE) if path.is_dir() else path
+
+
+def run_file(folder: Path, name: str) -> Path:
+    """The folder's file of that name, or its gzip-compressed copy (`name.gz`) where only that is there."""
+    compressed = folder / f"{name}.gz"
+    return compressed if compressed.exists() and not (folder / name).exists() else folder / name
 
 
 def shard_folder(out_dir: Path, index: int, count: int) -> Path:

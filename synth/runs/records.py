@@ -18,7 +18,7 @@ from synth.data.readers import read_lines
 from synth.domain import Domain, domain_for_run
 from synth.errors import InputError
 from synth.records import DialogueRecord, Item
-from synth.runs.layout import ITEMS_FILE, MANIFEST_FILE, dialogues_file
+from synth.runs.layout import ITEMS_FILE, MANIFEST_FILE, dialogues_file, run_file
 from synth.runs.manifest import read_manifest
 from synth.short_titles import ShortTitleRule
 
@@ -155,6 +155,6 @@ def domain_beside(file: Path) -> Domain:
 
 
 def items_beside(file: Path) -> dict[str, Item] | None:
-    """The items.jsonl in the folder of a dialogues file, None when there is none (a bare .jsonl)."""
-    path = file.parent / ITEMS_FILE
+    """The items.jsonl (or .jsonl.gz) in the folder of a dialogues file, None when there is none (a bare .jsonl)."""
+    path = run_file(file.parent, ITEMS_FILE)
     return read_items(path) if path.exists() else None

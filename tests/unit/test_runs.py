@@ -2,6 +2,7 @@
 are atomic, and a run started by an older synth resumes."""
 
 import asyncio
+import gzip
 import json
 import os
 
@@ -150,3 +151,28 @@ def test_counts_add_by_type_and_source_counts_never_overwrite_one_another():
         with_source_counts(total, {"sets_kept": 3}, {"sets_kept": 4})
     with pytest.raises(ValueError, match="given twice: \\['written'\\]"):
         with_source_counts(total, {"written": 9})
+
+
+def test_a_compressed_run_folder_reads_as_the_run_and_refuses_to_be_written(scripted_run, tmp_path):
+    """A corpus kept small (dialogues.jsonl.gz and items.jsonl.gz beside its manifest) reads as its run for
+    stats and the benchmarks; generating into it is refused, naming the file, and changes nothing."""
+    from synth.analysis.stats.corpus import load_corpus
+    from synth.benchmarks.crs.datasets import load_dataset, parse_specs
+    from synth.benchmarks.crs.items import ItemSpace
+    from synth.datasets import detect_format
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "manifest.json").write_bytes((scripted_run / "manifest.json").read_bytes())
+    for name in ("dialogues.jsonl", "items.jsonl"):
+        (kept / f"{name}.gz").write_bytes(gzip.compress((scripted_run / name).read_bytes()))
+    run, original = RunFolder.open(kept), RunFolder.open(scripted_run)
+    assert [r.id for r in run.records()] == [r.id for r in original.records()] and run.items == original.items
+    assert detect_format(kept) == "synth" and load_corpus(str(kept)).size == 20 == len(list(load_corpus(str(kept))))
+    space = ItemSpace.movielens()
+    assert len(load_dataset(parse_specs([str(kept)])[0], space).conversations) == 20
+    before = sorted(p.name for p in kept.iterdir())
+    config = GenerateConfig(n=1, seed=3, progress=False)
+    with pytest.raises(InputError, match=r"dialogues.jsonl.gz.*gunzip it"):
+        asyncio.run(generate(config, kept, backend=ScriptedBackend(rule_following_script)))
+    assert sorted(p.name for p in kept.iterdir()) == before
