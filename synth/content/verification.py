@@ -19,6 +19,14 @@ from synth.analysis.defects.detectors import mentions
 from synth.analysis.defects.facts import PERSON_NAME
 from synth.content.decide import Decided
 from synth.content.phrases import decade_forms
+from synth.content.seeker_slips import (
+    RECOMMENDS,
+    SEEKER_LACKS,
+    SENTENCE_END,
+    TAKES_EXAMPLE,
+    seeker_slips,
+    shared_run,
+)
 from synth.data.title_match import normalise
 
 # other words that say a genre or a mood: a reply may say "a romantic comedy" for romance and comedy
@@ -30,14 +38,6 @@ SYNONYMS = {
     "musical": ("music", "songs"), "war": ("wartime",), "action": ("action-packed",), "fantasy": ("fantastical",),
 }
 CUT_MARGIN = 2  # an utterance within this many characters of its cap was closed by the cap, not by the model
-# a seeker telling of a viewing: "I've seen it", "I watched it last year", "I loved it" (of a movie it has not seen)
-_VIEWED = re.compile(
-    r"\bI(?:'ve| have)?\s+(?:already\s+|just\s+)?(?:seen|watched|read|tried|been to)\b"
-    r"|\bI\s+(?:loved|enjoyed|liked|adored)\s+(?:it|that|this)\b|\b(?:watch|see)(?:ed|ing)? it again\b"
-    r"|\bI (?:really )?enjoy(?:ed)? watching it\b"
-    r"|\b(?:that|which) I(?:'ve)?\s+(?:really\s+)?(?:enjoyed|loved|liked|love|enjoy)\b",
-    re.IGNORECASE,
-)
 _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![\w(])(?:19|20)\d\d\b(?!\))")
 # a speaker taking the other's place: a seeker telling what "you wanted" or asking "Do you want it?", "Need another
 # movie?", a recommender what "I wanted" or "I'm in!"; a recommender speaking of its own viewing or taste ("I haven't
@@ -57,22 +57,6 @@ _OTHER_WANTS = {
                               r"|\b(?:which|that) I (?:really )?(?:enjoy|love|like)\b",
                               re.IGNORECASE),
 }
-# a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
-# ("I don't have Unforgiven"); but "I don't have a particular mood in mind", the content's own words
-_SEEKER_LACKS = re.compile(r"\bI (?:don't|do not) have\b(?! (?:a |any )?(?:particular|preference|strong))", re.IGNORECASE)
-# a seeker recommending to the recommender: "I'd recommend", "I don't recommend X", "you'll love it", "have you seen",
-# "I can help pick a movie" (the recommender's greeting said back), "Check it out."
-_RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do not |not )?(?:recommend|suggest)\b"
-                         r"|\bI (?:can't|cannot|can|could|won't|wouldn't|would not) (?:really )?(?:recommend|suggest)\b"
-                         r"|\b(?:a good|the right) (?:choice|pick) for you\b|\bI'll (?:look|search) for\b"
-                         r"|\bwhat (?:else )?to (?:suggest|recommend)\b|\bhelp (?:you )?(?:find|pick|choose)\b|\bI can help\b"
-                         r"|\bhave you (?:seen|watched)\b|(?:^|[.!?]\s+)(?:check it out|give it a (?:try|go|shot|watch))\b"
-                         r"|\bwill (?:captivate|delight|thrill|amaze|keep) you\b|\byou(?:'ll| will| would)\s+(?:love|enjoy)\b",
-                         re.IGNORECASE)
-# a seeker judging a movie it has not seen ("I didn't enjoy it", "not my favorite"), or denying one it has
-_JUDGED = re.compile(r"\bnot my favou?rite\b|\bwasn't (?:a fan|for me)\b|\bdidn't (?:enjoy|like|love|care for)\b"
-                     r"|\bI (?:don't|do not) (?:really )?(?:enjoy|like|love) (?:it|that one|this one)\b", re.IGNORECASE)
-_DENIED = re.compile(r"\b(?:haven't|have not|never|didn't|did not) (?:seen|watched|see|watch|read)\b", re.IGNORECASE)
 # what is out of place in any turn: a greeting after one's first message, praise for a choice nobody made (but in the
 # recommender's goodbye), the other side spoken of as "they", company nobody mentioned, markup or doubled marks
 _GREETING = re.compile(r"^\W*(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))\b", re.IGNORECASE)
@@ -94,32 +78,17 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|h
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\s*\?|!!!|\w\s+'[st]\b|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
                       r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid|not (?:watch|see|read)) anything\b"
                       r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$|,\s*(?:dislike|like)\W*$")
-# an offer claiming to fit what was asked, where the content says it does not; a seeker welcoming one it turns
-# down or only asks about ("sounds like exactly what I'm looking for", round 14's "Kiss of Death is a good choice for
-# me!", a no the reader took for a yes)
+# an offer claiming to fit what was asked, where the content says it does not
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
                    re.IGNORECASE)
-_WELCOMES = re.compile(r"\bperfect(?:ly)?\b|\b(?:exactly|just) what I\b|\bwhat I'm looking for\b|\bsounds (?:great|amazing|"
-                       r"wonderful|fantastic)\b|\bgood (?:choice|pick) for me\b|\bworks for me\b"
-                       r"|\bI'll (?:take|go with) (?:it|that|this)\b", re.IGNORECASE)
 # the recommender saying it has none of something ("I don't have a movie from the 1950s right now"): its next offer
 # may be one
 _NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|suggest)\b|\bno (?:\w+ ){1,5}(?:here|available|"
                        r"right now|to offer)\b|\bnone (?:here|right now|available)\b", re.IGNORECASE)
 # a seeker saying it said what it never did ("I just said that's all")
 _AS_I_SAID = re.compile(r"\bI (?:just |already )?(?:said|told you|mentioned)\b|\bas I said\b", re.IGNORECASE)
-# a seeker telling its taste as if answering an offer nobody made ("Oh, Moonlight sounds perfect")
-_SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantastic|good)\b", re.IGNORECASE)
-# a seeker agreeing or giving thanks where it only tells its taste ("I agree. Thanks for the suggestion.")
-_AGREES = re.compile(r"\bI agree\b|\bthanks? (?:you )?for (?:the|your|that) (?:suggestions?|recommendations?|idea)\b",
-                     re.IGNORECASE)
-# the recommender's nod on what it was told, echoed by the seeker as it answers ("Got it. I loved Moonlight.")
-_NOD = re.compile(r"^\W*(?:got it|i see|good to know|alright|okay)\b", re.IGNORECASE)
 # an offer that is not what was asked, said as one: "It isn't X, but it's Y" (not "It's not X, so it's Y")
 _BUT = re.compile(r"\b(?:but|though|although|rather than|instead|still|however)\b", re.IGNORECASE)
-# a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
-_PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
-                       re.IGNORECASE)
 # a movie said to be something else than a movie ("The Truman Show is a show, not a movie"; but "not a movie from
 # the 1970s", an offer's own words)
 _NOT_ITS_KIND = re.compile(r"\bnot (?:a|an|really a) (?:movie|film|book)\b(?! (?:from|that)\b)|\b(?:is|it's) (?:a |an )?(?:tv |television )?"
@@ -137,13 +106,6 @@ PRAISE_OUT_OF_PLACE = {("recommender", "ask"), ("recommender", "offer"), ("recom
 _ASKS_ITS_PICK = re.compile(r"\babout\?|\bany idea\b|\bwhat else\b|\banything else\b|\bdo you have\b|\bdo you know (?:what|if|whether|about)\b|^\W*is (?:it|this|that) (?:a|an) "
                             r"|\bwhat (?:is|are|'s) .{0,60}\blike\b|\bdo you have a preference\b|\bwhat would you like\b",
                             re.IGNORECASE)
-# a seeker saying it will watch a movie it named as one it has seen and liked
-_TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
-                            r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# "Thanks again!" from a seeker that has not thanked before
-_THANKS_AGAIN = re.compile(r"\bthanks? (?:you )?again\b", re.IGNORECASE)
-_THANKS = re.compile(r"\bthank", re.IGNORECASE)
 # a statement with a question mark ("It's a great one?", "It's a drama from the nineties, and really good?"); not a
 # tag ("It's a comedy, isn't it?", "..., right?")
 _TOLD_AS_ASKED = re.compile(r"(?:^|[.!?]\s+)(?:it's|it is|that's|that is|this is|he's|she's|the (?:film|movie|book|story))\b"
@@ -175,15 +137,15 @@ def verify(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     if decided.quote and not _quotes(text, decided.quote):
         found.append(Defect("misquotes", decided.quote[:40]))
     if context.role == "seeker":
-        found += _seeker_slips(text, decided, context)
+        found += seeker_slips(text, decided, context)
     elif (saw := _YOU_SAW.search(text)) and not any(_SAW.search(t) for t in (context.other_last, *context.other_earlier)):
         found.append(Defect("unsaid_viewing", saw.group(0)))
     other = _OTHER_WANTS[context.role].search(text) or (
-        context.role == "seeker" and (_RECOMMENDS.search(text) or _SEEKER_LACKS.search(text)))
+        context.role == "seeker" and (RECOMMENDS.search(text) or SEEKER_LACKS.search(text)))
     if other:
         found.append(Defect("takes_the_other_side", other.group(0)))
     found += _out_of_place(text, decided, context)
-    if content.move == "reveal" and decided.example and (takes := _TAKES_EXAMPLE.search(text)):
+    if content.move == "reveal" and decided.example and (takes := TAKES_EXAMPLE.search(text)):
         found.append(Defect("takes_the_example", takes.group(0)))
     if content.move == "offer" and decided.unmet and (fit := _FITS.search(text)):
         found.append(Defect("claims_a_fit", fit.group(0)))
@@ -207,62 +169,6 @@ def _without_titles(text: str, titles: set[str]) -> str:
         name = re.sub(r"\s*\(\d{4}\)$", "", title)
         text = re.sub(rf"{re.escape(name)}(?:\s*\(\d{{4}}\))?", " ", text, flags=re.IGNORECASE)
     return text
-
-
-def _seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
-    """A seeker's viewing of a suggestion it has not seen (claimed or judged), its denial of one it has, a
-    question where it only tells, accepts or turns down, the question's choices said back, thanks "again" never
-    given."""
-    found = []
-    if decided.item is not None and decided.content.move in ("accept", "inquire", "decline"):
-        if decided.seen and (denied := _DENIED.search(text)):
-            found.append(Defect("denies_a_viewing", denied.group(0)))
-        elif not decided.seen and (viewed := _VIEWED.search(text) or _JUDGED.search(text) or _judged(text, decided.item.title)):
-            found.append(Defect("claims_a_viewing", viewed.group(0)))  # "I haven't seen it" is no match
-    if decided.content.move in ("inquire", "decline") and (welcome := _WELCOMES.search(text)):
-        found.append(Defect("welcomes_a_miss", welcome.group(0)))
-    if decided.content.move == "reveal" and (nod := _NOD.search(text)):
-        found.append(Defect("echoes_a_nod", nod.group(0)))
-    if decided.content.move == "reveal" and (echo := _echoed_question(text, context.other_last)):
-        found.append(Defect("echoes_the_question", echo))
-    if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
-        found.append(Defect("answers_no_offer", welcome.group(0)))
-    if decided.content.move == "accept" and not _THANKS.search(text):
-        found.append(Defect("leaves_out_content", "thanks"))  # the recommender's goodbye may say "You're welcome"
-    if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
-        found.append(Defect("agrees_to_nothing", agrees.group(0)))
-    if (again := _THANKS_AGAIN.search(text)) and not any(_THANKS.search(said) for said in context.own_earlier):
-        found.append(Defect("thanks_again", again.group(0)))
-    if decided.content.move in ("inquire", "decline", "accept") and (off := _PUTS_OFF.search(text)):
-        found.append(Defect("puts_off_the_choice", off.group(0)))
-    # a question where it tells, accepts or turns down without asking ("What if we skip this movie?")
-    telling = decided.content.move in ("reveal", "accept") or (decided.content.move == "decline" and "?" not in decided.template)
-    if telling and "?" in text:
-        found.append(Defect("asks_back", next(s for s in reversed(_SENTENCE_END.split(text)) if "?" in s)[-40:]))
-    return found
-
-
-ECHOED_WORDS = 4  # words of the recommender's question a seeker's answer says back in a row ("a classic or something")
-
-
-def _echoed_question(text: str, asked: str) -> str | None:
-    """Words of the question just asked said back in the answer ("A classic or something new from the 1990s" to "A
-    classic, or something new?"): the answer should tell, not repeat the choice."""
-    questions = " ".join(q for q in re.findall(r"[^.!?]*\?", asked))
-    return _shared_run(re.findall(r"[\w']+", text.lower()), questions, ECHOED_WORDS)
-
-
-def _shared_run(words: list[str], other: str, length: int) -> str | None:
-    """The first `length` words in a row of `words` (lower case) that `other` says in a row too, or None."""
-    said = " " + " ".join(re.findall(r"[\w']+", other.lower())) + " "
-    runs = (" ".join(words[i:i + length]) for i in range(len(words) - length + 1))
-    return next((run for run in runs if f" {run} " in said), None)
-
-
-def _judged(text: str, title: str) -> re.Match[str] | None:
-    """'I don't like <title>': a verdict on the movie itself, which only a viewing gives."""
-    return re.search(rf"\bI (?:don't|didn't|do not|did not) (?:really )?(?:like|enjoy|love|care for) {re.escape(title)}",
-                     text, re.IGNORECASE)
 
 
 def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
@@ -292,7 +198,7 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
     if context.role == "seeker" and (said := _AS_I_SAID.search(text)):
         found.append(Defect("claims_it_said", said.group(0)))
     if context.role == "recommender" and move in ("offer", "answer"):
-        questions = [s for s in _SENTENCE_END.split(text) if s.endswith("?")]
+        questions = [s for s in SENTENCE_END.split(text) if s.endswith("?")]
         found += [Defect("asks_about_its_pick", q[-40:]) for q in questions if _ASKS_ITS_PICK.search(q)]
     return found
 
@@ -304,7 +210,7 @@ def _plot_asked(text: str, decided: Decided) -> re.Match[str] | None:
         return None
     for question in re.finditer(r"[^.!?]*\?", text):
         words = re.findall(r"[\w']+", question.group(0).lower())
-        if words and words[0] not in _ASKING_WORDS and _shared_run(words, decided.item.description, 5):
+        if words and words[0] not in _ASKING_WORDS and shared_run(words, decided.item.description, 5):
             return question
     return None
 
@@ -383,7 +289,7 @@ def _unknown_names(text: str, decided: Decided, context: ReplyContext) -> list[s
     given = normalise(" ".join([*decided.content.points, *decided.content.people, decided.template]))
     titles = [normalise(item.title) for item in context.items]
     names = []
-    for match in (m for sentence in _SENTENCE_END.split(text) for m in PERSON_NAME.finditer(sentence)):
+    for match in (m for sentence in SENTENCE_END.split(text) for m in PERSON_NAME.finditer(sentence)):
         name = normalise(match.group(0))
         if name in given or any(name in title or title in name for title in titles):
             continue

@@ -53,6 +53,7 @@ RECOMMENDER = ReplyContext(
         ("I have, and the shark attacks were too tense.", SEEKER, None, "copies_example"),
         ("La La Land (2016) follows a London bookseller falls for a star.", RECOMMENDER, "La La Land (2016)", "borrows_description"),
         ("Heat might be just right: a slick action full of twists.", RECOMMENDER, "Heat (1995)", "copies_example"),
+        ("Hannibal (2001) is a thriller, which aligns well with my tastes.", RECOMMENDER, "Hannibal (2001)", "speaks_as_other"),
     ],
 )
 def test_each_detector_finds_its_defect(text, context, named, expected):

@@ -101,6 +101,8 @@ FIXES = {
     "tells_as_a_question": "say what you tell as a statement, not with a question mark",
     "echoes_the_question": "answer the question in your own words; do not say its choices back",
     "thanks_again": "thank them once, without 'again': you have not thanked them before",
+    "apologises": "no apology: there is nothing to be sorry for",
+    "answers_yes_or_no": "answer what they asked in words, not with a yes or a no",
     "greets_again": "no greeting: the conversation is already going",
     "praises_no_choice": "no praise for a choice: nobody has chosen anything yet",
     "speaks_of_them": 'speak to the other person as "you", never of them as "they"',

@@ -71,7 +71,8 @@ _AS_SEEKER = re.compile(  # a recommender talking like the one who wants a movie
     r"|\b(?:thanks|thank you)(?:\s+(?:so|very)\s+much)?\s+for\s+(?:the|your|all the|these)\s+(?:\w+\s+)?(?:suggestions?|recommendations?)\b"
     r"|\bI(?:'ll| will)\s+(?:definitely\s+|surely\s+)?(?:watch it|read it|buy it|order it|check (?:it|that) out"
     r"|give (?:it|that) a (?:try|shot|watch|read)|add it to my)\b"
-    r"|\bmy (?:own )?reviews?\b",
+    r"|\bmy (?:own )?reviews?\b"
+    r"|\bmy (?:own )?(?:tastes?|preferences)\b",  # the GoRecDial expert's "aligns well with my tastes"
     re.IGNORECASE,
 )
 _AS_RECOMMENDER = re.compile(  # a seeker talking like the one who suggests
