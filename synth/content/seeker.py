@@ -86,7 +86,7 @@ def seeker_content(
                                    titles=[recommended.display]), template, item=recommended, question=True,
                        may_name=(recommended.display,), asks_about=topic, say_any=TOPIC_KEYS[topic])
     if recommended.id == state.target_id:
-        return _accept(recommended, state, domain, rng)
+        return _accept(recommended, state, ledger, domain, rng)
     return _decline(acts, recommended, state, ledger, domain, rng)
 
 
@@ -194,18 +194,22 @@ def _question_topic(item: Item, said: Sequence[str], rng: random.Random) -> str 
     return "plot" if plot else "opinion" if critic_of(item) and "opinion" not in said else None
 
 
-def _accept(item: Item, state: SeekerState, domain: Domain, rng: random.Random) -> Decided:
-    """Yes to the target, naming what matched what it wants (where nothing did, a GoRecDial target drawn from its set,
-    that it is not what it asked for); it has never seen it."""
+def _accept(item: Item, state: SeekerState, ledger: Ledger, domain: Domain, rng: random.Random) -> Decided:
+    """Yes to the target, naming what matched what it wants (where no genre did, or it is not of the era the seeker
+    told, a GoRecDial target drawn from its set, that it is not what it asked for); it has never seen it."""
     wanted = [g.lower() for g in item.genres if g.lower() in state.wants.genres]
     genres = wanted or [g.lower() for g in item.genres]
     why = kind_of(genres[:3], domain).split(" ", 1)[1]  # every genre it wants the target has: the reason it
     # turned others down was one of them
+    told_era = ledger.told.get("era", ())
+    other_era = next((era for era in told_era if item.year and era_of(item.year) != era), None)
+    fits = wanted and not other_era
     reason = rng.choice((f"say why it appeals to you: it is {why}", f"say it sounds like what you hoped for: {why}",
-                         f"say what you like about it: {why}") if wanted else
-                        (f"say it is not what you asked for, but {why} sounds good to you",))
+                         f"say what you like about it: {why}") if fits else
+                        (f"say it is not what you asked for ({other_era}), but {why} sounds good to you" if other_era
+                         else f"say it is not what you asked for, but {why} sounds good to you",))
     points = [f"say yes, you will {domain.verb} {item.display}", reason, "thank them"]
-    template = say_one(rng, ACCEPT_OPENERS if wanted else ("",), ACCEPT_BODIES if wanted else ACCEPT_ANYWAY,
+    template = say_one(rng, ACCEPT_OPENERS if fits else ("",), ACCEPT_BODIES if fits else ACCEPT_ANYWAY,
                        ACCEPT_CLOSERS, THANKS, title=item.title, why=why,
                        a_why=with_article(why), verb=domain.verb, when=domain.when)
     return Decided(TurnContent(move="accept", points=points, titles=[item.display]), template, item=item, accept=True, may_name=(item.display,), say_any=tuple(genres[:2]))

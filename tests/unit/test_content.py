@@ -442,7 +442,7 @@ def test_the_recommender_searches_for_what_the_seeker_said_it_wants_and_an_accep
                   seeker) == []
 
 
-def test_a_yes_to_a_target_of_no_genre_asked_for_does_not_call_it_what_it_was_after(state, items):
+def test_a_yes_to_a_target_of_no_genre_or_era_asked_for_does_not_call_it_what_it_was_after(state, items):
     """A GoRecDial seeker's target comes from its set, not from what it said (last session's game: a seeker who asked
     for animated or family movies took The Hunger Games as "exactly what I was after")."""
     elsewhere = replace(state, wants=replace(state.wants, genres=("horror",)))
@@ -452,3 +452,14 @@ def test_a_yes_to_a_target_of_no_genre_asked_for_does_not_call_it_what_it_was_af
         assert yes.accept and "what you asked for" in yes.content.points[1]
         assert not re.search(r"exactly|just right|hoping for|my thing|perfect|wanted", yes.template), yes.template
         assert verify(yes.template, yes, seeker) == [], yes.template
+    # nor is a target of another era than the one the seeker told (round 15's GoRecDial game: "something from the
+    # 2000s", then The Empire Strikes Back as "just right")
+    told = Ledger(told={"genre": state.wants.genres, "era": ("from the 2000s",)})
+    for seed in range(8):
+        yes = seeker_content(("ACC",), state, told, DOMAIN, content_rng(seed), recommended=items["t"])
+        assert yes.accept and "not what you asked for (from the 2000s)" in yes.content.points[1]
+        assert not re.search(r"exactly|just right|hoping for|my thing|perfect|wanted", yes.template), yes.template
+        assert verify(yes.template, yes, seeker) == [], yes.template
+    same_era = seeker_content(("ACC",), state, Ledger(told={"era": (state.wants.era,)}), DOMAIN, content_rng(1),
+                              recommended=items["t"])
+    assert "not what you asked for" not in same_era.content.points[1]
