@@ -3,7 +3,8 @@
 - random recommendation: Turn@k = Chat@k = k/5 and decision accuracy 0.5, in expectation (exact, not sampled);
 - candidate prior (`prior.CandidatePrior`): the TF-IDF of each candidate's text alone; it never reads the
   dialogue, so it shows how much the sets alone give away;
-- dense recommendation: the candidate whose text is nearest (MiniLM cosine) to the dialogue so far;
+- dense recommendation: the candidate whose text is nearest (MiniLM cosine, `cosines.DialogueCosines`) to the
+  dialogue so far;
 - TF-IDF and dense response rankers (`crs.baselines.rankers`): the expert utterance that followed the most
   similar training context, on speak turns."""
 
@@ -19,11 +20,10 @@ from synth.benchmarks.crs.baselines.rankers import DenseRanker, TfidfRanker
 from synth.benchmarks.crs.cases import ResponseCase
 from synth.benchmarks.crs.datasets import Utterance as CrsUtterance
 from synth.benchmarks.crs.items import ItemSpace
+from synth.benchmarks.gorecdial.cosines import DialogueCosines
 from synth.benchmarks.gorecdial.evaluate import KS, Tally, speak_turns
-from synth.benchmarks.gorecdial.games import CANDIDATES, Game, movie_text
+from synth.benchmarks.gorecdial.games import CANDIDATES, Game
 from synth.benchmarks.gorecdial.prior import CandidatePrior
-
-CONTEXT_UTTERANCES = 8
 
 
 def random_metrics() -> dict[str, Any]:
@@ -52,21 +52,14 @@ def candidate_prior(train: Sequence[Game], test: Sequence[Game], seed: int) -> T
     return tally
 
 
-def dense_recommendation(test: Sequence[Game], setup: Setup) -> Tally:
-    encoder = setup.encoder()
+def dense_recommendation(test: Sequence[Game], cosines: DialogueCosines) -> Tally:
     tally = Tally()
     for game in test:
-        candidates = encoder.encode_documents([movie_text(c) for c in game.candidates])
         positions = [t for _, _, t in _turns([game])] + [len(game.utterances)]
-        contexts = encoder.encode_queries([_context(game, t) for t in positions])
-        scores = contexts @ candidates.T
+        scores = cosines(game, [game.utterances[:t] for t in positions])
         tally.turn_ranks += [(n + 1, _rank(scores[n], game.correct)) for n in range(len(positions) - 1)]
         tally.chat_ranks.append(_rank(scores[-1], game.correct))
     return tally
-
-
-def _context(game: Game, position: int) -> str:
-    return " ".join(u.text for u in game.utterances[max(0, position - CONTEXT_UTTERANCES) : position])
 
 
 def response_rankers(train: Sequence[Game], test: Sequence[Game], setup: Setup) -> dict[str, Tally]:

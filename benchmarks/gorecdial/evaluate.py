@@ -81,13 +81,14 @@ def evaluate_expert(expert: Expert, games: Sequence[Game]) -> Tally:
     tally = Tally()
     with torch.no_grad():
         context, memory, padding = model.context(examples.history)
-        scores = model.predict(context, examples.movies, examples.prior)
+        scores = model.predict(context, examples.movies, examples.prior, examples.cosine)
         if expert.predicts:
             tally.turn_ranks = list(zip(indexes, ranks(scores, examples.correct)))
             final = encoder.tensor([encoder.history(game.utterances) for game in games])
             movies = encoder.tensor([encoder.movies(game.candidates) for game in games])
             prior = encoder.floats([encoder.prior(game) for game in games])
-            chat_scores = model.predict(model.context(final)[0], movies, prior)
+            cosine = encoder.floats([encoder.cosine(game, [game.utterances])[0] for game in games])
+            chat_scores = model.predict(model.context(final)[0], movies, prior, cosine)
             tally.chat_ranks = ranks(chat_scores, torch.tensor([game.correct for game in games]))
         if expert.decides:
             tally.decisions = (model.decide(context, scores).argmax(-1) == examples.decision).tolist()

@@ -7,10 +7,13 @@
   (`movie_prior`, on by default) what the sets give away without the dialogue: the candidate prior's score
   (`prior.GamePriors`, cross-fitted on the training games) times a learned weight, so that the dialogue's evidence
   adds to the prior's rather than relearning it from a few hundred games (the paper's PREDICT is the dot product
-  alone: `--no-movie-prior`). How much each counts is fitted last, on training games the expert did not learn
-  from (`calibration`): the dot product of games it learnt reads far surer than it is on new ones. A learned
-  score of each candidate alone, the earlier item bias, memorised the training games' correct movies (Turn@1
-  0.99 on them, 0.37 held out) and is gone;
+  alone: `--no-movie-prior`); and (`dialogue_cosine`, on by default) the pretrained sentence encoder's cosine of
+  the dialogue so far and each candidate (`cosines.DialogueCosines`, the dense baseline's score) times a learned
+  weight, a reading of the dialogue that does not hang on the few hundred games the GRU learns from. How much
+  each counts is fitted last, on training games the expert did not learn from (`calibration`): the dot product
+  of games it learnt reads far surer than it is on new ones. A learned score of each candidate alone, the
+  earlier item bias, memorised the training games' correct movies (Turn@1 0.99 on them, 0.37 held out) and is
+  gone;
 - DECIDE: a two-layer MLP over the context and the candidate probabilities: speak or recommend;
 - GENERATE: a GRU decoder started from the context, with dot attention over the context's word states and
   tied input/output embeddings, for speak turns (recommend turns use `RECOMMEND_TEMPLATE`).
@@ -26,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from synth.benchmarks.crs.torch_support import require_torch
+from synth.benchmarks.gorecdial.cosines import DialogueCosines
 from synth.benchmarks.gorecdial.games import CANDIDATES, Game, Utterance, movie_text
 from synth.benchmarks.gorecdial.prior import GamePriors
 from synth.records import Item
@@ -35,6 +39,7 @@ PAD, UNK, BOS, EOS, SEEKER, EXPERT = range(6)
 SPECIALS = ["<pad>", "<unk>", "<bos>", "<eos>", "<seeker>", "<expert>"]
 ROLE_TOKEN = {"seeker": SEEKER, "recommender": EXPERT}
 RECOMMEND_TEMPLATE = "How about {title}? I think it is the one for you."
+COSINE_SCALE = 20.0  # the cosine's weight before training: the logit scale sentence-transformers trains MiniLM at
 
 
 class ExpertConfig(BaseModel):
@@ -52,9 +57,10 @@ class ExpertConfig(BaseModel):
     batch: int = 32
     learning_rate: float = 2e-3
     movie_prior: bool = True  # PREDICT adds the candidate prior's scores (False: the paper's form)
+    dialogue_cosine: bool = True  # PREDICT adds the sentence encoder's cosine of the dialogue and each candidate
     predict_dropout: float = 0.5  # on the context and the candidates PREDICT compares, in training
-    calibration: float = 0.25  # share of the training games held out to weigh the dialogue against the prior
-    # (training.calibrate; 0: both weights as training left them)
+    calibration: float = 0.25  # share of the training games held out to weigh PREDICT's inputs against each other
+    # (training.calibrate; 0: the weights as training left them)
 
 
 class Vocabulary:
@@ -80,11 +86,12 @@ class Vocabulary:
 
 class Encoder:
     """Turns games into the model's tensors; `priors` (with `config.movie_prior`) gives each game's candidate
-    prior scores."""
+    prior scores, `cosines` (with `config.dialogue_cosine`) the sentence encoder's cosines."""
 
-    def __init__(self, vocabulary: Vocabulary, config: ExpertConfig, priors: GamePriors | None = None):
+    def __init__(self, vocabulary: Vocabulary, config: ExpertConfig, priors: GamePriors | None = None,
+                 cosines: DialogueCosines | None = None):
         self.torch = require_torch()
-        self.vocabulary, self.config, self.priors = vocabulary, config, priors
+        self.vocabulary, self.config, self.priors, self.cosines = vocabulary, config, priors, cosines
 
     def history(self, utterances: Sequence[Utterance]) -> list[list[int]]:
         """The last `history` utterances, each its speaker token and first words, padded to one shape."""
@@ -101,6 +108,12 @@ class Encoder:
     def prior(self, game: Game) -> list[float]:
         """The candidate prior's score of each of the game's candidates (zeros without priors)."""
         return self.priors(game) if self.priors is not None else [0.0] * len(game.candidates)
+
+    def cosine(self, game: Game, dialogues: Sequence[Sequence[Utterance]]) -> list[list[float]]:
+        """Per dialogue so far, its cosine with each of the game's candidates (zeros without cosines)."""
+        if self.cosines is None:
+            return [[0.0] * len(game.candidates) for _ in dialogues]
+        return self.cosines(game, dialogues).tolist()
 
     def target(self, text: str) -> list[int]:
         width = self.config.utterance_words + 2
@@ -125,6 +138,7 @@ def build_expert(torch: Any, vocabulary: int, config: ExpertConfig) -> Any:
             self.utterance_rnn = nn.GRU(dim, hidden, batch_first=True)
             self.movie_projection = nn.Linear(dim, hidden)
             self.prior_weight = nn.Parameter(torch.ones(())) if config.movie_prior else None
+            self.cosine_weight = nn.Parameter(torch.tensor(COSINE_SCALE)) if config.dialogue_cosine else None
             self.register_buffer("dialogue_weight", torch.ones(()))  # set by training.calibrate
             self.dropout = nn.Dropout(config.predict_dropout)
             self.decide_mlp = nn.Sequential(nn.Linear(hidden + CANDIDATES, hidden), nn.ReLU(), nn.Linear(hidden, 2))
@@ -148,11 +162,14 @@ def build_expert(torch: Any, vocabulary: int, config: ExpertConfig) -> Any:
             mean = (self.embed(movies) * present).sum(2) / present.sum(2).clamp(min=1.0)
             return self.movie_projection(mean)
 
-        def predict(self, context: Any, movies: Any, prior: Any) -> Any:
-            """Candidate logits (B, C) from the context, the candidates' words and their prior scores (B, C)."""
+        def predict(self, context: Any, movies: Any, prior: Any, cosine: Any) -> Any:
+            """Candidate logits (B, C) from the context, the candidates' words, their prior scores and their
+            cosines with the dialogue (B, C each)."""
             candidates = self.dropout(self.movies(movies))
             logits = self.dialogue_weight * torch.einsum("bh,bch->bc", self.dropout(context), candidates)
-            return logits if self.prior_weight is None else logits + self.prior_weight * prior
+            if self.prior_weight is not None:
+                logits = logits + self.prior_weight * prior
+            return logits if self.cosine_weight is None else logits + self.cosine_weight * cosine
 
         def decide(self, context: Any, scores: Any) -> Any:
             """Logits of (speak, recommend), (B, 2); the candidate scores are not trained through DECIDE."""

@@ -44,9 +44,10 @@ def act(expert: Expert, game: Game, utterances: Sequence[Utterance], remaining: 
     history = encoder.tensor([encoder.history(utterances)])
     movies = encoder.tensor([encoder.movies(game.candidates)])
     prior = encoder.floats([encoder.prior(game)])
+    cosine = encoder.floats(encoder.cosine(game, [utterances]))
     with torch.no_grad():  # bot-play freezes the context and PREDICT: only DECIDE and GENERATE learn
         context, memory, padding = model.context(history)
-        scores = model.predict(context, movies, prior)[0]
+        scores = model.predict(context, movies, prior, cosine)[0]
     log_prob = torch.zeros(())
     recommend = False
     if may_recommend and any(remaining):

@@ -22,6 +22,10 @@ def _cell(value: Any, interval: list[float] | None = None) -> str:
     return text if interval is None else f"{text} [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
+def _weights(fold: dict[str, float]) -> str:
+    return ", ".join(f"{name.removesuffix('_weight')} {value:.2f}" for name, value in fold.items())
+
+
 def _pair_title(pair: dict[str, Any]) -> str:
     return f"{pair['train']} -> {pair['test']} ({pair['evaluation']}, {pair['test_games']} held-out games)"
 
@@ -64,6 +68,10 @@ def markdown(results: dict[str, Any]) -> str:
                       "resampled): "
                       + "; ".join(f"{name} {d['turn@1']:+.3f} [{d['turn@1_ci'][0]:+.3f}, {d['turn@1_ci'][1]:+.3f}]"
                                   for name, d in pair["against_prior"].items() if d["turn@1_ci"]) + "."]
+        if pair.get("predict_weights"):
+            lines += ["", "PREDICT's weights, fold by fold (dialogue: the GRU's dot product; prior; cosine: the sentence "
+                      "encoder's): " + "; ".join(f"{name} " + " | ".join(_weights(fold) for fold in folds)
+                                                 for name, folds in pair["predict_weights"].items()) + "."]
         lines += ["", f"### Games (greedy experts, at most {pair.get('game_utterances', 20)} utterances)", ""]
         headers = game_headers(pair)
         lines += ["| " + " | ".join(headers) + " |", "|---|" + "---:|" * (len(headers) - 1)]

@@ -21,13 +21,14 @@ from synth.analysis.intervals import clustered_mean_interval
 from synth.benchmarks.crs.datasets import parse_specs
 from synth.benchmarks.gorecdial import baselines
 from synth.benchmarks.gorecdial.botplay import BotPlayConfig, run_bot_play
+from synth.benchmarks.gorecdial.cosines import DialogueCosines
 from synth.benchmarks.gorecdial.evaluate import Tally, evaluate_expert
 from synth.benchmarks.gorecdial.expert import ExpertConfig
 from synth.benchmarks.gorecdial.games import Game, GameSet, held_out_splits, load_games
 from synth.benchmarks.gorecdial.human_games import RedialGames, game_specs
 from synth.benchmarks.gorecdial.play import PlayedGame, game_metrics, play_all
 from synth.benchmarks.gorecdial.seekers import LlmSeeker, RetrievalSeeker
-from synth.benchmarks.gorecdial.training import VARIANTS, Expert, train_supervised
+from synth.benchmarks.gorecdial.training import VARIANTS, Expert, predict_weights, train_supervised
 from synth.config import BackendConfig
 from synth.data.dialogues import Dialogue
 from synth.gorecdial import GoRecDialRules
@@ -118,6 +119,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
     played: dict[str, dict[str, list[PlayedGame]]] = {"retrieval": {e: [] for e in GAME_EXPERTS}}
     rewards: list[list[float]] = []
     setup = baselines.ranker_setup(settings.seed, settings.embedding_model, settings.progress)
+    cosines = DialogueCosines(setup.encoder())  # the dense baseline's and, with dialogue_cosine, the experts'
     fold_list = []
     for number, (train_games, test_games) in enumerate(splits):
         _announce(console, f"{train.label} -> {test.label}: fold {number + 1}/{len(splits)}, "
@@ -126,7 +128,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
         start = time.perf_counter()
         for variant in VARIANTS:
             fold.experts[variant] = train_supervised(train_games, variant, settings.expert, settings.seed,
-                                                     settings.progress, train.label)
+                                                     settings.progress, train.label, cosines)
         times["supervised_s"] += time.perf_counter() - start
         seeker = RetrievalSeeker(train_games)
         start = time.perf_counter()
@@ -141,7 +143,7 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
             played["retrieval"][name] += asyncio.run(play_all(fold.experts[name], seeker, test_games, rules))
         times["games_s"] += time.perf_counter() - start
         start = time.perf_counter()
-        _baselines(train_games, test_games, settings.seed, setup, tallies)
+        _baselines(train_games, test_games, settings.seed, setup, cosines, tallies)
         times["baselines_s"] += time.perf_counter() - start
         fold_list.append(fold)
     llm_usage = None
@@ -161,6 +163,8 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
         "supervised": supervised,
         "turn_curves": {name: tally.turn_curve() for name, tally in tallies.items() if tally.turn_ranks},
         "against_prior": against_prior(tallies),
+        "predict_weights": {name: [predict_weights(fold.experts[name].model) for fold in fold_list]
+                            for name in VARIANTS if fold_list and fold_list[0].experts[name].predicts},
         "games": {
             seeker: {EXPERT_NAMES[name]: game_metrics(games, rules.max_utterances) for name, games in by_expert.items()}
             for seeker, by_expert in played.items()
@@ -198,9 +202,10 @@ def _evaluation(train: GameSet, test: GameSet, splits: int) -> str:
     return f"{splits}-fold cross-validation over the test games (the training set holds them)"
 
 
-def _baselines(train: Sequence[Game], test: Sequence[Game], seed: int, setup: Any, tallies: dict[str, Tally]) -> None:
+def _baselines(train: Sequence[Game], test: Sequence[Game], seed: int, setup: Any, cosines: DialogueCosines,
+               tallies: dict[str, Tally]) -> None:
     found = {PRIOR: baselines.candidate_prior(train, test, seed),
-             "dense recommendation": baselines.dense_recommendation(test, setup)}
+             "dense recommendation": baselines.dense_recommendation(test, cosines)}
     found.update({f"{name} response ranker": tally
                   for name, tally in baselines.response_rankers(train, test, setup).items()})
     for name, tally in found.items():

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from synth.benchmarks.crs.torch_support import require_torch, seeded_batches
+from synth.benchmarks.gorecdial.cosines import DialogueCosines
 from synth.benchmarks.gorecdial.expert import PAD, Encoder, ExpertConfig, Vocabulary, build_expert
 from synth.benchmarks.gorecdial.games import DECISIONS, Game, folds
 from synth.benchmarks.gorecdial.prior import GamePriors
@@ -22,6 +23,8 @@ VARIANTS: dict[str, tuple[float, float]] = {
     "+PREDICT": (0.5, 0.5),
     "+DECIDE": (0.4, 0.3),
 }
+PREDICT_WEIGHTS = ("dialogue_weight", "prior_weight", "cosine_weight")  # the model's, in this order
+NON_NEGATIVE = {"dialogue_weight", "cosine_weight"}  # readings of the dialogue: never trusted backwards
 
 
 @dataclass
@@ -40,6 +43,7 @@ class Examples:
     history: Any  # (N, H, W)
     movies: Any  # (N, C, M)
     prior: Any  # (N, C) the candidate prior's scores
+    cosine: Any  # (N, C) the sentence encoder's cosines of the dialogue so far and each candidate
     correct: Any  # (N,)
     decision: Any  # (N,) 0 speak, 1 recommend
     target: Any  # (N, T)
@@ -54,10 +58,12 @@ class Examples:
 
 def turn_examples(games: Sequence[Game], encoder: Encoder) -> Examples:
     """One example per expert turn: the utterances before it, the candidates and what the expert did."""
-    history, movies, prior, correct, decision, target = [], [], [], [], [], []
+    history, movies, prior, cosine, correct, decision, target = [], [], [], [], [], [], []
     for game in games:
         candidates, scores = encoder.movies(game.candidates), encoder.prior(game)
-        for position in game.expert_turns():
+        positions = game.expert_turns()
+        cosine += encoder.cosine(game, [game.utterances[:p] for p in positions])
+        for position in positions:
             turn = game.utterances[position]
             history.append(encoder.history(game.utterances[:position]))
             movies.append(candidates)
@@ -69,8 +75,8 @@ def turn_examples(games: Sequence[Game], encoder: Encoder) -> Examples:
         raise SynthError("the training games have no expert turns")
     tensor = encoder.tensor
     speak = tensor(decision) == 0
-    return Examples(tensor(history), tensor(movies), encoder.floats(prior), tensor(correct), tensor(decision),
-                    tensor(target), speak)
+    return Examples(tensor(history), tensor(movies), encoder.floats(prior), encoder.floats(cosine), tensor(correct),
+                    tensor(decision), tensor(target), speak)
 
 
 def loss_weights(epoch: int, variant: str, config: ExpertConfig) -> tuple[float, float, float]:
@@ -89,7 +95,7 @@ def aspect_losses(model: Any, batch: Examples) -> tuple[Any, Any, Any]:
     torch = require_torch()
     functional = torch.nn.functional
     context, memory, padding = model.context(batch.history)
-    scores = model.predict(context, batch.movies, batch.prior)
+    scores = model.predict(context, batch.movies, batch.prior, batch.cosine)
     predict = functional.cross_entropy(scores, batch.correct)
     decide = functional.cross_entropy(model.decide(context, scores), batch.decision)
     if batch.speak.any():
@@ -104,19 +110,25 @@ def aspect_losses(model: Any, batch: Examples) -> tuple[Any, Any, Any]:
 
 
 def train_supervised(
-    games: Sequence[Game], variant: str, config: ExpertConfig, seed: int, progress: bool = False, label: str = ""
+    games: Sequence[Game], variant: str, config: ExpertConfig, seed: int, progress: bool = False, label: str = "",
+    cosines: DialogueCosines | None = None,
 ) -> Expert:
-    """An expert of `variant` trained on `games` (seeded). One that predicts with the prior learns from all but a
-    `config.calibration` share of them (where that share holds MIN_CALIBRATION_GAMES), on which its two weights
-    are then fitted (`calibrate`); one that also decides then learns DECIDE again on the calibrated scores
-    (`refit_decide`)."""
+    """An expert of `variant` trained on `games` (seeded); `cosines` (the sentence encoder's, needed with
+    `config.dialogue_cosine`) give PREDICT its third input. One that predicts with the prior or the cosines learns
+    from all but a `config.calibration` share of them (where that share holds MIN_CALIBRATION_GAMES), on which
+    PREDICT's weights are then fitted (`calibrate`); one that also decides then learns DECIDE again on the
+    calibrated scores (`refit_decide`)."""
     torch = require_torch()
+    if config.dialogue_cosine and cosines is None:
+        raise SynthError("the expert's PREDICT reads the dialogue_cosine: give train_supervised the DialogueCosines")
     learning, calibrating = list(games), []
     parts = max(2, round(1 / config.calibration)) if config.calibration > 0 else 0
-    if config.movie_prior and VARIANTS[variant][1] > 0 and parts and len(games) >= parts * MIN_CALIBRATION_GAMES:
+    stacked = config.movie_prior or config.dialogue_cosine
+    if stacked and VARIANTS[variant][1] > 0 and parts and len(games) >= parts * MIN_CALIBRATION_GAMES:
         learning, calibrating = folds(games, parts, seed)[0]
     vocabulary = Vocabulary.build(games, config.vocabulary)
-    encoder = Encoder(vocabulary, config, GamePriors(learning, seed) if config.movie_prior else None)
+    encoder = Encoder(vocabulary, config, GamePriors(learning, seed) if config.movie_prior else None,
+                      cosines if config.dialogue_cosine else None)
     examples = turn_examples(learning, encoder)
     torch.manual_seed(seed)
     model = build_expert(torch, len(vocabulary.tokens), config)
@@ -138,32 +150,44 @@ def train_supervised(
         calibrate(model, turn_examples(calibrating, encoder))
         if final_a + final_b < 1:
             refit_decide(model, examples, config, seed)
-        encoder.priors = GamePriors(games, seed)  # new games' scores from the prior of every training game
+        if config.movie_prior:
+            encoder.priors = GamePriors(games, seed)  # new games' scores from the prior of every training game
     return Expert(variant, encoder, model, predicts=final_b > 0, decides=final_a + final_b < 1)
 
 
+def predict_weights(model: Any) -> dict[str, float]:
+    """PREDICT's weights the model has, by name: the dialogue's dot product's, the prior's, the cosine's."""
+    return {name: float(getattr(model, name).detach()) for name in PREDICT_WEIGHTS if getattr(model, name) is not None}
+
+
 def calibrate(model: Any, held_out: Examples) -> None:
-    """Fit PREDICT's two weights, of the dialogue's dot product and of the prior's score, by cross-entropy on
-    expert turns of games the model did not learn from (the dialogue's weight kept >= 0): stacking, so that the
-    dialogue counts as much as it tells on new games, not as much as it told on the games it memorised."""
+    """Fit PREDICT's weights (`predict_weights`) by cross-entropy on expert turns of games the model did not learn
+    from, the dot product's and the cosine's kept >= 0: stacking, so that each input counts as much as it tells on
+    new games, and the dialogue's dot product not as much as it told on the games the expert memorised."""
     torch = require_torch()
     with torch.no_grad():
         context = model.context(held_out.history)[0]
         dot = torch.einsum("bh,bch->bc", context, model.movies(held_out.movies))
-    weights = torch.tensor([1.0, float(model.prior_weight.detach())], requires_grad=True)
+    inputs = {"dialogue_weight": dot, "prior_weight": held_out.prior, "cosine_weight": held_out.cosine}
+    start = predict_weights(model)
+    names = list(start)
+    weights = torch.tensor(list(start.values()), requires_grad=True)
     optimiser = torch.optim.LBFGS([weights], max_iter=100)
+
+    def fitted() -> list[Any]:
+        return [w.clamp(min=0) if name in NON_NEGATIVE else w for name, w in zip(names, weights)]
 
     def loss() -> Any:
         optimiser.zero_grad()
-        value = torch.nn.functional.cross_entropy(weights[0].clamp(min=0) * dot + weights[1] * held_out.prior,
-                                                  held_out.correct)
+        logits = sum(w * inputs[name] for name, w in zip(names, fitted()))
+        value = torch.nn.functional.cross_entropy(logits, held_out.correct)
         value.backward()
         return value
 
     optimiser.step(loss)
     with torch.no_grad():
-        model.dialogue_weight.fill_(float(weights[0].clamp(min=0)))
-        model.prior_weight.fill_(float(weights[1]))
+        for name, w in zip(names, fitted()):
+            getattr(model, name).fill_(float(w))
 
 
 def refit_decide(model: Any, examples: Examples, config: ExpertConfig, seed: int) -> None:
@@ -172,7 +196,7 @@ def refit_decide(model: Any, examples: Examples, config: ExpertConfig, seed: int
     torch = require_torch()
     with torch.no_grad():
         context = model.context(examples.history)[0]
-        scores = model.predict(context, examples.movies, examples.prior)
+        scores = model.predict(context, examples.movies, examples.prior, examples.cosine)
     optimiser = torch.optim.Adam(model.decide_mlp.parameters(), lr=config.learning_rate)
     for rows in seeded_batches(len(examples), config.batch, config.epochs, seed, "refit DECIDE", False):
         loss = torch.nn.functional.cross_entropy(model.decide(context[rows], scores[rows]), examples.decision[rows])

@@ -102,6 +102,11 @@ def benchmark(
         help="gorecdial: the expert's PREDICT adds the candidate prior's score of each candidate, cross-fitted on the "
         "training games (--no-movie-prior: the paper's dot product only).",
     ),
+    dialogue_cosine: bool = typer.Option(
+        True, "--dialogue-cosine/--no-dialogue-cosine",
+        help="gorecdial: the expert's PREDICT adds the sentence encoder's cosine of the dialogue so far and each "
+        "candidate (the dense baseline's score), its weight fitted with the others on held-out training games.",
+    ),
     llm_games: int = typer.Option(
         10, min=0, help="gorecdial: held-out games each expert plays against the LLM seeker (seeded); 0: none."
     ),
@@ -123,7 +128,8 @@ def benchmark(
         from synth.benchmarks.gorecdial.run import GoRecDialOptions, run_gorecdial
 
         results = run_gorecdial(GoRecDialOptions(
-            train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(epochs=epochs, movie_prior=movie_prior),
+            train=train, test=test, folds=folds, seed=seed, expert=ExpertConfig(
+                epochs=epochs, movie_prior=movie_prior, dialogue_cosine=dialogue_cosine),
             botplay=BotPlayConfig(updates=botplay_updates), llm_games=llm_games, game_utterances=game_utterances,
             llm=llm_settings,
             embedding_model=embedding_model, progress=progress, format=input_format,

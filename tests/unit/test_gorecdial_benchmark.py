@@ -36,19 +36,21 @@ from tests.helpers import invoke_synth, read_records, run_synth
 torch = pytest.importorskip("torch")
 FIXTURE = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "gorecdial_sample.txt"
 GENRES = ["western", "musical", "horror", "romance", "heist", "space", "samurai", "pirate", "zombie", "sports"]
-# the made-up games say little: a small expert learns them as the default does, in less than half the time
+# the made-up games say little: a small expert learns them as the default does, in less than half the time; it
+# reads the dialogue through its own GRU alone (the sentence encoder's cosine: test_predict_reads_the_dialogue_...)
 SMALL = ExpertConfig(vocabulary=600, embedding=32, hidden=48, utterance_words=16, movie_words=20, epochs=30,
-                     warmup_epochs=3, anneal_epochs=5)
+                     warmup_epochs=3, anneal_epochs=5, dialogue_cosine=False)
 
 
-def made_up_games(n: int, seed: int, hesitant: float = 0.0) -> list[Game]:
+def made_up_games(n: int, seed: int, hesitant: float = 0.0, said: dict[str, str] | None = None) -> list[Game]:
     """Games where the seeker names its genre and the correct candidate is the only one of it. The expert asks
     once, then recommends the correct movie, which the seeker accepts; in a `hesitant` share of the games it
-    only keeps asking until the 20-utterance cap."""
+    only keeps asking until the 20-utterance cap. With `said`, the genres are its keys and the seeker says its
+    genre as `said` words it (without naming it)."""
     rng = random.Random(seed)
     games = []
     for number in range(n):
-        genres = rng.sample(GENRES, 5)
+        genres = rng.sample(list(said) if said else GENRES, 5)
         correct = rng.randrange(5)
         loved = genres[correct]
         candidates = tuple(
@@ -58,7 +60,7 @@ def made_up_games(n: int, seed: int, hesitant: float = 0.0) -> list[Game]:
         seeker_items = tuple(Item(id=f"{number}-s{i}", title=f"Loved {i}", description=f"{loved.title()}.") for i in range(5))
         utterances = [Utterance(role, text) for role, text in SEED_EXCHANGE]
         utterances.append(Utterance("recommender", "what kind of movies do you like", "speak"))
-        utterances.append(Utterance("seeker", f"i love {loved} movies, really {loved}"))
+        utterances.append(Utterance("seeker", f"i love {said[loved]}" if said else f"i love {loved} movies, really {loved}"))
         if rng.random() < hesitant:
             for _ in range(9):
                 utterances.append(Utterance("recommender", "tell me more about what you like", "speak"))
@@ -197,6 +199,44 @@ def test_predict_weighs_the_dialogue_by_what_it_tells_on_games_the_expert_did_no
     held_out = dataclasses.replace(held_out, prior=pointing + torch.randn(pointing.shape, generator=torch.Generator().manual_seed(1)))
     calibrate(model, held_out)
     assert float(model.dialogue_weight) < 0.5 < 1.0 < float(model.prior_weight.detach())
+
+
+# each genre as a seeker says it without naming it (all-MiniLM-L6-v2 puts each nearest its genre's description)
+SAID = {
+    "western": "cowboys, outlaws and gunfights on the frontier",
+    "musical": "actors singing and dancing like a broadway show",
+    "horror": "ghosts and haunted houses that scare me",
+    "romance": "two people falling in love with each other",
+    "war": "soldiers on the battlefield under enemy fire",
+    "space": "astronauts on rockets among the stars",
+    "samurai": "swordsmen in feudal japan",
+    "pirate": "sailing ships hunting for buried treasure",
+    "zombie": "the undead rising to eat the living",
+    "sports": "a team fighting to win the championship game",
+}
+
+
+def test_predict_reads_the_dialogue_through_the_sentence_encoder():
+    """Only what the seeker says tells the correct candidate, in words no candidate has: from 18 games the GRU
+    learns nothing of it, while the pretrained sentence encoder (the packaged all-MiniLM-L6-v2, offline) reads it.
+    With the cosine as PREDICT's third input, the weight fitted on the held-out training games trusts it and the
+    expert finds the movie once the seeker has spoken; without it, the expert stays near chance (0.2)."""
+    from synth.benchmarks.gorecdial.cosines import DialogueCosines
+    from synth.benchmarks.gorecdial.training import predict_weights
+    from synth.retrievers.embeddings import SentenceEncoder
+
+    games = made_up_games(40, seed=5, said=SAID)
+    train, test = games[:24], games[24:]  # a quarter of the training games calibrates PREDICT's weights
+    quick = SMALL.model_copy(update={"epochs": 8})
+    reading = train_supervised(train, "+PREDICT", quick.model_copy(update={"dialogue_cosine": True}), seed=0,
+                               cosines=DialogueCosines(SentenceEncoder()))
+    blind = train_supervised(train, "+PREDICT", quick, seed=0)
+    # Turn@1 at the second expert turn, the first after the seeker said what it loves
+    spoken = [evaluate_expert(expert, test).turn_curve()[1] for expert in (reading, blind)]
+    assert spoken[0] >= 0.9 and spoken[1] <= 0.5, spoken
+    weights = predict_weights(reading.model)
+    assert weights["cosine_weight"] > 10 * weights["dialogue_weight"], weights
+    assert "cosine_weight" not in predict_weights(blind.model)
 
 
 def test_games_follow_the_rules_and_score_like_generation():
