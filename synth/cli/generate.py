@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -205,6 +206,7 @@ def generate(
     """Generate seeker/recommender dialogues with an LLM (PEARL-style or GoRecDial games)."""
     options = {**ctx.params, "vllm_arg": parse_key_values(vllm_arg, "--vllm-arg") if vllm_arg else None}
     settings = generate_settings(config, options, setting or [])
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a run as Ctrl-C does: the manifest says so
     with one_line_errors(interrupted=f"interrupted: finished dialogues and the manifest are in {out}"):
         if plan:
             from synth.cli.plan import show_plan
@@ -257,3 +259,8 @@ def report_run(manifest: Manifest, out: Path, settings: GenerateConfig) -> None:
         )
     if counts.written and counts.failed == counts.written:
         raise SynthError("every dialogue failed; see 'errors' in the records")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM as Ctrl-C: the runner ends the run with finished dialogues kept and an 'interrupted' manifest."""
+    raise KeyboardInterrupt
