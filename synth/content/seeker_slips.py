@@ -29,7 +29,6 @@ _VIEWED = re.compile(
     r"|\b(?:that|which) I(?:'ve)?\s+(?:really\s+)?(?:enjoyed|loved|liked|love|enjoy)\b",
     re.IGNORECASE,
 )
-
 # a seeker saying what only the recommender has or lacks: "I don't have a horror movie from the 1970s", "any copy"
 # ("I don't have Unforgiven"); but "I don't have a particular mood in mind", the content's own words
 SEEKER_LACKS = re.compile(r"\bI (?:don't|do not) have\b(?! (?:a |any )?(?:particular|preference|strong))", re.IGNORECASE)
@@ -46,13 +45,11 @@ RECOMMENDS = re.compile(r"\bI(?:'d| would)?\s+(?:love to |like to )?(?:don't |do
 _JUDGED = re.compile(r"\bnot my favou?rite\b|\bwasn't (?:a fan|for me)\b|\bdidn't (?:enjoy|like|love|care for)\b"
                      r"|\bI (?:don't|do not) (?:really )?(?:enjoy|like|love) (?:it|that one|this one)\b", re.IGNORECASE)
 _DENIED = re.compile(r"\b(?:haven't|have not|never|didn't|did not) (?:seen|watched|see|watch|read)\b", re.IGNORECASE)
-
 # a seeker welcoming a movie it turns down or only asks about ("sounds like exactly what I'm looking for",
 # round 14's "Kiss of Death is a good choice for me!", a no the reader took for a yes)
 _WELCOMES = re.compile(r"\bperfect(?:ly)?\b|\b(?:exactly|just) what I\b|\bwhat I'm looking for\b|\bsounds (?:great|amazing|"
                        r"wonderful|fantastic)\b|\bgood (?:choice|pick) for me\b|\bworks for me\b"
                        r"|\bI'll (?:take|go with) (?:it|that|this)\b", re.IGNORECASE)
-
 # a seeker telling its taste as if answering an offer nobody made ("Oh, Moonlight sounds perfect")
 _SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantastic|good)\b", re.IGNORECASE)
 # a seeker agreeing or giving thanks where it only tells its taste ("I agree. Thanks for the suggestion.")
@@ -60,23 +57,21 @@ _AGREES = re.compile(r"\bI agree\b|\bthanks? (?:you )?for (?:the|your|that) (?:s
                      re.IGNORECASE)
 # the recommender's nod on what it was told, echoed by the seeker as it answers ("Got it. I loved Moonlight.")
 _NOD = re.compile(r"^\W*(?:got it|i see|good to know|alright|okay)\b", re.IGNORECASE)
-
 # a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
 _PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
                        re.IGNORECASE)
-
 # a seeker saying it will watch a movie it named as one it has seen and liked
 TAKES_EXAMPLE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to)\s+(?:just\s+)?(?:stick with|go with|watch|see|"
                            r"rewatch|re-watch|read|reread)\b", re.IGNORECASE)
-
 # "Thanks again!" from a seeker that has not thanked before
 _THANKS_AGAIN = re.compile(r"\bthanks? (?:you )?again\b", re.IGNORECASE)
 _THANKS = re.compile(r"\bthank", re.IGNORECASE)
 
+
 def seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     """A seeker's viewing of a suggestion it has not seen (claimed or judged), its denial of one it has, a
-    question where it only tells, accepts or turns down, the question's choices said back, thanks "again" never
-    given."""
+    question where it only tells, accepts or turns down, the question's choices said back, an apology or a yes or
+    no where it tells its taste, thanks "again" never given."""
     found = []
     if decided.item is not None and decided.content.move in ("accept", "inquire", "decline"):
         if decided.seen and (denied := _DENIED.search(text)):
