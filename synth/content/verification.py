@@ -85,6 +85,9 @@ _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)?
 # may be one
 _NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|suggest)\b|\bno (?:\w+ ){1,5}(?:here|available|"
                        r"right now|to offer)\b|\bnone (?:here|right now|available)\b", re.IGNORECASE)
+# a speaker telling it made or played in the movie ("I directed Raiders of the Lost Ark with Harrison Ford", the
+# README's run of 2026-11-29)
+_AS_MAKER = re.compile(r"\bI(?:'ve| have)? (?:directed|wrote|produced|filmed|starred in|acted in|played in)\b", re.IGNORECASE)
 # a seeker saying it said what it never did ("I just said that's all")
 _AS_I_SAID = re.compile(r"\bI (?:just |already )?(?:said|told you|mentioned)\b|\bas I said\b", re.IGNORECASE)
 # an offer that is not what was asked, said as one: "It isn't X, but it's Y" (not "It's not X, so it's Y")
@@ -175,13 +178,13 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
     """What a reader finds out of place whatever the content: a greeting after the speaker's first message (the
     recommender's is its scripted greeting),
     praise for a choice nobody made, the other side spoken of as "they", company nobody mentioned, markup or
-    doubled marks, a plot the content does not give; the recommender asking the seeker about its own suggestion."""
+    doubled marks, a speaker who made or played in the movie, a plot the content does not give; the recommender asking the seeker about its own suggestion."""
     move, found = decided.content.move, []
     checks = [
         # the recommender's first line is always the scripted greeting (counted in no own_earlier)
         ("greets_again", _GREETING if context.own_earlier or context.role == "recommender" else None),
         ("praises_no_choice", _PRAISE if (context.role, move) in PRAISE_OUT_OF_PLACE else None),
-        ("speaks_of_them", _THEY), ("invents_company", _COMPANY), ("garbled", _GARBLED),
+        ("speaks_of_them", _THEY), ("invents_company", _COMPANY), ("garbled", _GARBLED), ("speaks_as_its_maker", _AS_MAKER),
         ("foreign_script", _FOREIGN_SCRIPT),
     ]
     for name, pattern in checks:

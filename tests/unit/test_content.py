@@ -211,13 +211,17 @@ def test_verification_finds_round_14s_slips(state, items):
 
 def test_verification_finds_the_reference_corpus_s_slips(state, items):
     """Read in the first dialogues of #64's reference corpus: a seeker sorry for having no mood in mind, and "Not
-    really" for an answer to a question that asks what; a yes or a no to a question it answers passes."""
+    really" for an answer to a question that asks what (a yes or a no to a question it answers passes); in the
+    README's run, a recommender who "directed" its pick."""
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     era = seeker_content(("ANS",), state, Ledger(asked=["era"]), DOMAIN, content_rng(2))
     what = replace(seeker, other_last="Got it. What sort of era are you after tonight?")
     assert_caught({f"I'm sorry, but {era.template[0].lower()}{era.template[1:]}": "apologises",
                    f"Not really. {era.template}": "answers_yes_or_no", f"No, {era.template}": "answers_yes_or_no"},
                   era, what)
+    recommender = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",))
+    offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
+    assert_caught({"I directed Notting Hill, a comedy.": "speaks_as_its_maker"}, offer, recommender)
     yes_no = replace(seeker, other_last="Got it. Any era you like best?")
     assert [d.name for d in verify(f"Yes! {era.template}", era, yes_no)] == []
     assert "answers_yes_or_no" not in [d.name for d in verify(f"No particular one. {era.template}", era, what)]

@@ -102,6 +102,7 @@ FIXES = {
     "echoes_the_question": "answer the question in your own words; do not say its choices back",
     "thanks_again": "thank them once, without 'again': you have not thanked them before",
     "apologises": "no apology: there is nothing to be sorry for",
+    "speaks_as_its_maker": "speak as yourself: you did not make it or play in it",
     "answers_yes_or_no": "answer what they asked in words, not with a yes or a no",
     "greets_again": "no greeting: the conversation is already going",
     "praises_no_choice": "no praise for a choice: nobody has chosen anything yet",
