@@ -260,8 +260,10 @@ class _PearlMoves(RecordMoves):
         """The recommender asks, answers or recommends one retrieved candidate, as the strategy's course says."""
         game = self.game
         answering = self.asked_about
+        asked_everything = self.state is not None and self.ledger.asked_everything()  # a question now would repeat one
         plan, offer = self.course.recommender(
-            seed, answering=answering, can_recommend=bool(self.pool), must_recommend=game.rules.last_offer(step)
+            seed, answering=answering, can_recommend=bool(self.pool),
+            must_recommend=game.rules.last_offer(step) or asked_everything,
         )
         candidates: list[ScoredItem] | None = None
         if offer:

@@ -13,7 +13,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from synth.content.facts import critic_of, genre_word, joined, kind_of, kind_said, people_of, plot_of, with_article
+from synth.content.facts import (
+    critic_of,
+    genre_word,
+    joined,
+    kind_of,
+    kind_said,
+    kinds,
+    people_of,
+    plot_of,
+    with_article,
+)
 from synth.content.phrases import (
     ASK_KEYS,
     ASK_TOPICS,
@@ -168,7 +178,7 @@ def _offer(item: Item, acts: Sequence[str], ledger: Ledger, domain: Domain, rng:
     """An offer of `item`, with why it fits (the matches with what was said; else its genres) and, where the
     move explains it, what it is about."""
     found = matches(item, ledger)
-    genres = [g.lower() for g in item.genres]
+    genres = kinds(item.genres)
     matched_genres = [g for g in genres if g in found]
     moods = [value for value in found if value not in matched_genres and not value.startswith("from")]
     eras = [_era_or_year(value, item, rng) for value in found if value.startswith("from")]
@@ -255,12 +265,12 @@ def _answer(item: Item, topic: str, domain: Domain) -> Decided:
         template, keys = f"It's {', '.join(credits)}.", tuple(people)
     elif plot or critic:  # keys: the words that carry it ("weatherman", "relives"; the critic's)
         fact = f"it is {plot}" if plot else f'a critic called it "{critic}"'
-        template = (f"It's {kind_of([g.lower() for g in item.genres], domain)}: {plot[0].lower()}{plot[1:]}." if plot
+        template = (f"It's {kind_of(item.genres, domain)}: {plot[0].lower()}{plot[1:]}." if plot
                     else f'A critic called it "{critic}"' + ("" if critic[-1] in ".!?" else "."))
         keys = tuple(dict.fromkeys(w for w in re.findall(r"[a-z]{5,}", (plot or critic).lower()) if w not in PLAIN_WORDS))
     else:
-        kind = kind_of([g.lower() for g in item.genres], domain) + (f" from {item.year}" if item.year else "")
-        fact, template, keys = f"it is {kind}", f"It's {kind}.", tuple(g.lower() for g in item.genres)
+        kind = kind_of(item.genres, domain) + (f" from {item.year}" if item.year else "")
+        fact, template, keys = f"it is {kind}", f"It's {kind}.", tuple(kinds(item.genres))
     quoted = critic if fact.startswith("a critic") else ""
     return Decided(TurnContent(move="answer", points=[f"answer their question about {item.display}: {fact}"],
                                people=people), template, item=item, may_name=(item.display,), say_any=keys, quote=quoted)

@@ -16,7 +16,10 @@ CRITIC_WORDS = 5  # a critic's quote shorter than this says too little to give a
 # catalog genres as a person says them ("a family movie", not "a children movie"; MovieLens's "Film-Noir")
 # genres another genre may come before, as in 'a crime drama' or 'a horror comedy' (not 'a comedy romance')
 COMPOUND_HEADS = frozenset({"drama", "comedy", "thriller", "western"})
-GENRE_WORDS = {"children": "family", "film-noir": "film noir", "animation": "animated", "imax": "IMAX"}
+GENRE_WORDS = {"children": "family", "film-noir": "film noir", "animation": "animated"}
+# catalog genres that say how an item was shown, not what it is: nobody asks for "an IMAX movie" (MovieLens's IMAX)
+NOT_KINDS = frozenset({"imax"})
+SILENT_H = ("honest", "hour", "honor", "honour", "heir")  # 'an honest drama'
 
 
 def plot_of(item: Item) -> str:
@@ -63,8 +66,14 @@ def genre_word(genre: str) -> str:
     return GENRE_WORDS.get(genre.lower(), genre)
 
 
+def kinds(genres: Sequence[str]) -> list[str]:
+    """The genres that say what an item is, lower case (not MovieLens's IMAX)."""
+    return [g.lower() for g in genres if g.lower() not in NOT_KINDS]
+
+
 def kind_of(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
     """'a comedy and romance movie' ('an action movie', 'a family movie'); the domain's noun alone without genres."""
+    genres = kinds(genres)
     if not genres:
         return domain.a_noun
     return with_article(f"{joined([genre_word(g) for g in genres], word)} {domain.noun}")
@@ -72,6 +81,7 @@ def kind_of(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
 
 def kinds_of(genres: Sequence[str], domain: Domain, word: str = "and") -> str:
     """The genres as kinds of items, plural: 'comedies or horror movies' ('dramas', 'action movies')."""
+    genres = kinds(genres)
     if not genres:
         return domain.plural
     return joined([domain.genre_nouns.get(g.lower()) or f"{genre_word(g)} {domain.plural}" for g in genres], word)
@@ -81,6 +91,7 @@ def kind_said(genres: Sequence[str], domain: Domain, rng: random.Random, word: s
     """One way of saying `kind_of`, the seed's pick: 'a comedy and romance movie', 'a comedy' (a genre said as a
     noun of its own, domain.genre_nouns), 'a mix of comedy and romance', 'part comedy, part romance', 'a crime
     drama' (genres said as nouns: not 'a mix of animated and family')."""
+    genres = kinds(genres)
     said = [kind_of(genres, domain, word)]
     if len(genres) == 1 and genres[0].lower() in domain.genre_nouns:
         said.append(with_article(genres[0].lower()))
@@ -94,5 +105,5 @@ def kind_said(genres: Sequence[str], domain: Domain, rng: random.Random, word: s
 
 
 def with_article(phrase: str) -> str:
-    """'a horror movie', 'an action movie'."""
-    return f"{'an' if phrase[0] in 'aeiou' else 'a'} {phrase}"
+    """'a horror movie', 'an action movie', 'an honest drama'."""
+    return f"{'an' if phrase[0] in 'aeiou' or phrase.lower().startswith(SILENT_H) else 'a'} {phrase}"

@@ -14,6 +14,7 @@ from synth.content.facts import (
     joined,
     kind_of,
     kind_said,
+    kinds,
     kinds_of,
     people_of,
     plot_of,
@@ -198,7 +199,7 @@ def _accept(item: Item, state: SeekerState, ledger: Ledger, domain: Domain, rng:
     """Yes to the target, naming what matched what it wants (where no genre did, or it is not of the era the seeker
     told, a GoRecDial target drawn from its set, that it is not what it asked for); it has never seen it."""
     wanted = [g.lower() for g in item.genres if g.lower() in state.wants.genres]
-    genres = wanted or [g.lower() for g in item.genres]
+    genres = wanted or kinds(item.genres)
     why = kind_of(genres[:3], domain).split(" ", 1)[1]  # every genre it wants the target has: the reason it
     # turned others down was one of them
     told_era = ledger.told.get("era", ())
@@ -220,7 +221,7 @@ def _decline(
 ) -> Decided:
     """No to a suggestion that is not the target, with the reason its state gives: seen it (and its own
     opinion), a genre it dislikes, not the genre it wants, another era, else a mood it wants more of."""
-    genres = [g.lower() for g in item.genres]
+    genres = kinds(item.genres)
     seen = state.opinion(item.id)
     if seen is not None:
         said = f': "{seen.words}"' if seen.words else ""

@@ -7,11 +7,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from synth.content.facts import kinds
 from synth.records import Item, Persona, Review, verdict
 from synth.target_hints import era_of, mood_words, target_hints
 
 ATTRIBUTES = ("genre", "mood", "era", "example")  # what a seeker can be asked about and tell, in asking order
 OWN_WORDS = 90  # characters of a review quoted as the seeker's own words at most
+_TURNS = re.compile(r"\b(?:but|though|although|despite|however)\b", re.IGNORECASE)  # a mixed verdict's turn
 
 
 @dataclass(frozen=True)
@@ -28,14 +30,18 @@ class Opinion:
 def opinion_of(review: Review, item: Item) -> Opinion:
     """A review as the seeker's opinion: liked at 0.55 and above (verdict 'liked it' or 'loved it')."""
     said = verdict(review)
-    return Opinion(item=item, liked=said in ("loved it", "liked it"), verdict=said, words=own_words(review, item))
+    liked = said in ("loved it", "liked it")
+    return Opinion(item=item, liked=liked, verdict=said, words=own_words(review, item, mixed=not liked))
 
 
-def own_words(review: Review, item: Item) -> str:
+def own_words(review: Review, item: Item, *, mixed: bool = True) -> str:
     """A few of the seeker's own words about `item`: the shortest sentence of its review that fits OWN_WORDS
-    characters, else the review's mood words ('gripping, dark'), else its tags; '' if none."""
+    characters and is no aside in brackets ('Jefferies (James Stewart)'), else the review's mood words ('gripping,
+    dark'), else its tags; '' if none. Without `mixed`, no sentence that turns with a 'but': "Empty at the core but
+    superficially diverting" does not say why one loved it."""
     text = " ".join(re.sub(r"\[([^\]]*)\]", r"\1", review.text).split())  # a critic's editorial "[Julia Roberts]"
-    fitting = [s.strip().rstrip(".") for s in re.split(r"(?<=[.!?])\s+", text) if 12 <= len(s.strip()) <= OWN_WORDS]
+    fitting = [s.strip().rstrip(".") for s in re.split(r"(?<=[.!?])\s+", text)
+               if 12 <= len(s.strip()) <= OWN_WORDS and "(" not in s and (mixed or not _TURNS.search(s))]
     if fitting:
         return min(fitting, key=len)
     moods = mood_words(text, {w.lower() for w in item.title.split()}) if text else ()
@@ -78,7 +84,7 @@ def pearl_state(persona: Persona, catalog: Mapping[str, Item], lookup: Callable[
     what it has seen (and, through `lookup`, any other item it rated)."""
     target = catalog[persona.target.item]
     hints = target_hints(persona.target, target)
-    wants = Wants(tuple(g.lower() for g in target.genres), hints.era, hints.moods)
+    wants = Wants(tuple(kinds(target.genres)), hints.era, hints.moods)
     general = {r.item: opinion_of(r, catalog[r.item]) for r in persona.general if r.item in catalog}
 
     def opinion(item_id: str) -> Opinion | None:
@@ -96,7 +102,7 @@ def set_state(movies: Sequence[Item], target_id: str | None = None) -> SeekerSta
     """A GoRecDial seeker's state: its set of loved movies is its taste; it wants what they share most (their
     two most common genres) and has seen each of them; it knows no other opinion. `target_id`: the candidate
     the game's rule has it accept (the correct one)."""
-    counts = Counter(g.lower() for item in movies for g in item.genres)
+    counts = Counter(g for item in movies for g in kinds(item.genres))
     genres = tuple(g for g, _ in counts.most_common(2))
     years = sorted(item.year for item in movies if item.year)
     era = era_of(years[len(years) // 2]) if years else ""
@@ -116,7 +122,7 @@ def _dislikes(seen: Iterable[Opinion], wants: Wants) -> tuple[str, ...]:
     who loved a comedy does not say it would rather avoid comedies)."""
     seen = list(seen)
     liked = {g.lower() for o in seen if o.liked for g in o.item.genres}
-    genres = [g.lower() for o in seen if o.verdict == "disliked it" for g in o.item.genres]
+    genres = [g for o in seen if o.verdict == "disliked it" for g in kinds(o.item.genres)]
     return tuple(dict.fromkeys(g for g in genres if g not in wants.genres and g not in liked))
 
 
@@ -136,6 +142,11 @@ class Ledger:
     def untold(self, state: SeekerState | None = None) -> list[str]:
         """The attributes not yet told, in asking order (with a state: only those the seeker can tell)."""
         return [a for a in ATTRIBUTES if a not in self.told and (state is None or state.knows(a))]
+
+    def asked_everything(self) -> bool:
+        """Whether the recommender has asked all it asks (its last question is whether there is anything else):
+        another question would repeat one."""
+        return "more" in self.asked
 
     def wanted(self) -> str:
         """The genres and moods the seeker said it wants, in the order told: what the recommender searches for."""

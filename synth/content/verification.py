@@ -39,14 +39,16 @@ SYNONYMS = {
 }
 CUT_MARGIN = 2  # an utterance within this many characters of its cap was closed by the cap, not by the model
 _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![\w(])(?:19|20)\d\d\b(?!\))")
-# a speaker taking the other's place: a seeker telling what "you wanted" or asking "Do you want it?", "Need another
-# movie?", a recommender what "I wanted" or "I'm in!"; a recommender speaking of its own viewing or taste ("I haven't
-# seen it", "I've seen Heat", "which I really enjoy")
+# a speaker taking the other's place: a seeker telling what "you wanted" ("You'd like a drama movie, not In & Out")
+# or asking "Do you want it?", "Need another movie?", a recommender what "I wanted", "just what I asked for" or
+# "I'm in!"; a recommender speaking of its own viewing or taste ("I haven't seen it", "I've seen Heat", "which I
+# really enjoy")
 _OTHER_WANTS = {
     "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b"
                          r"|\byou said you\b|\bdo you want (?:it|this|that|to watch)\b"
+                         r"|\byou(?:'d| would) (?:like|prefer) (?:a|an|one|something)\b"
                          r"|\b(?:need|want) another (?:movie|one|suggestion|book)\b", re.IGNORECASE),
-    "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for)\b"
+    "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for|asked for)\b"
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
                               r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
@@ -67,7 +69,7 @@ _THEY = re.compile(r"\bthey(?:'re|'ve|'d)?\s+(?:are\s+|were\s+)?(?:want|wanted|w
                    r"|\b(?:do|does|would|are|did|will) they (?:have|want|like|prefer|need)\b|\bthe (?:seeker|user|other person)\b",
                    re.IGNORECASE)
 _COMPANY = re.compile(r"\b(?:your|my) (?:friends?|family|kids|children|partner|wife|husband|girlfriend|boyfriend|date)\b"
-                      r"|\bwith (?:friends|family)\b|\b(?:is|does) anyone\b|\beveryone\b|\byou (?:guys|all)\b",
+                      r"|\bwith (?:friends|family)\b|\b(?:is|does|has) anyone\b|\beveryone\b|\byou (?:guys|all)\b",
                       re.IGNORECASE)
 _PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|how|two|his|her|their|this)\b|\bstory of\b|\btells the story\b"
                    r"|\bfollows (?:a|an|the)\b|\bcent(?:er|re)s on\b", re.IGNORECASE)

@@ -8,15 +8,15 @@ from dataclasses import replace
 
 from synth.analysis.defects import ReplyContext
 from synth.content.decide import asked_in, content_rng, recommender_content
-from synth.content.facts import critic_of, plot_of
+from synth.content.facts import critic_of, kind_of, plot_of, with_article
 from synth.content.phrases import ANOTHER, NOBODY, NODS, NOTHING_MORE, in_own_words
 from synth.content.seeker import seeker_content
-from synth.content.state import Ledger, own_words, set_state
+from synth.content.state import Ledger, own_words, pearl_state, set_state
 from synth.content.verification import cut_by_cap, verify
 from synth.domain import load_domain
 from synth.game import GameRules
 from synth.personas import ReviewIndex, make_game_specs
-from synth.records import Item
+from synth.records import Item, Persona
 from tests.helpers import make_game, play, review
 
 DOMAIN = load_domain()
@@ -210,9 +210,10 @@ def test_verification_finds_round_14s_slips(state, items):
 
 
 def test_verification_finds_the_reference_corpus_s_slips(state, items):
-    """Read in the first dialogues of #64's reference corpus: a seeker sorry for having no mood in mind, and "Not
-    really" for an answer to a question that asks what (a yes or a no to a question it answers passes); in the
-    README's run, a recommender who "directed" its pick."""
+    """Read in the dialogues of #64's reference corpus: a seeker sorry for having no mood in mind, "Not really" for
+    an answer to a question that asks what (a yes or a no to a question it answers passes), a seeker telling what
+    "you'd like", a recommender's "just what I asked for" and "Has anyone seen ...?"; in the README's run, a
+    recommender who "directed" its pick."""
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     era = seeker_content(("ANS",), state, Ledger(asked=["era"]), DOMAIN, content_rng(2))
     what = replace(seeker, other_last="Got it. What sort of era are you after tonight?")
@@ -221,7 +222,11 @@ def test_verification_finds_the_reference_corpus_s_slips(state, items):
                   era, what)
     recommender = ReplyContext("recommender", items=tuple(items.values()), own_earlier=("Hi!",))
     offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
-    assert_caught({"I directed Notting Hill, a comedy.": "speaks_as_its_maker"}, offer, recommender)
+    assert_caught({"I directed Notting Hill, a comedy.": "speaks_as_its_maker",
+                   "Notting Hill is a comedy, just what I asked for.": "takes_the_other_side",
+                   "Has anyone seen Notting Hill? It's a comedy.": "invents_company"}, offer, recommender)
+    decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
+    assert_caught({"You'd like a comedy movie, not Heat.": "takes_the_other_side"}, decline, seeker)
     yes_no = replace(seeker, other_last="Got it. Any era you like best?")
     assert [d.name for d in verify(f"Yes! {era.template}", era, yes_no)] == []
     assert "answers_yes_or_no" not in [d.name for d in verify(f"No particular one. {era.template}", era, what)]
@@ -402,6 +407,12 @@ def test_a_title_inside_the_content_s_own_title_is_no_other_title_and_a_review_s
     assert [d.name for d in named] == ["names_another_title"]
     said = own_words(review("r", 0.9, "[Julia Roberts] is at her vibrant best here."), items["r"])
     assert said == "Julia Roberts is at her vibrant best here"
+    # the reference corpus's "I loved In Too Deep: 'Empty at the core but superficially diverting'" and "One I loved
+    # was Rear Window: 'Jefferies (James Stewart)'": neither is said as why it loved them
+    mixed = review("r", 1.0, "Empty at the core but superficially diverting. A glossy, lively romp.")
+    assert own_words(mixed, items["r"], mixed=False) == "A glossy, lively romp"
+    assert own_words(review("r", 1.0, "Jefferies (James Stewart) watches."), items["r"]) != "Jefferies (James Stewart) watches"
+    assert own_words(review("r", 1.0, "Empty at the core but diverting."), items["r"], mixed=False) != "Empty at the core but diverting"
     assert in_own_words("bleak") == ", so bleak." and in_own_words("gripping, dark") == ", so gripping and dark."
     assert in_own_words("Silly and witty all the way") == ': "Silly and witty all the way"'
 
@@ -467,3 +478,17 @@ def test_a_yes_to_a_target_of_no_genre_or_era_asked_for_does_not_call_it_what_it
     same_era = seeker_content(("ACC",), state, Ledger(told={"era": (state.wants.era,)}), DOMAIN, content_rng(1),
                               recommended=items["t"])
     assert "not what you asked for" not in same_era.content.points[1]
+
+
+def test_imax_is_no_kind_a_seeker_wants_or_an_offer_names_and_an_honest_drama_takes_an(items):
+    """The reference corpus's seeker asked for "something more like an IMAX movie" (MovieLens lists IMAX among The
+    Lion King's genres): how a movie was shown is not what it is, so no state wants it and no kind says it."""
+    lion = Item(id="l", title="The Lion King", year=1994, genres=["Adventure", "Animation", "Musical", "IMAX"])
+    persona = Persona(user_id="u", general=[review("a", 0.9, "Silly.")], target=review("l", 0.95, "Grand."))
+    state = pearl_state(persona, {**items, "l": lion}, lambda _: None)
+    assert state.wants.genres == ("adventure", "animation", "musical")
+    assert set_state([lion, items["a"]]).wants.genres == ("adventure", "animation")
+    assert kind_of(lion.genres, DOMAIN) == "an adventure, animated and musical movie"
+    offer = recommender_content(("REC-S",), Ledger(), DOMAIN, content_rng(1), candidates=[lion])
+    assert "imax" not in (offer.template + " ".join(offer.content.points)).lower()
+    assert with_article("honest drama") == "an honest drama" and with_article("happy drama") == "a happy drama"

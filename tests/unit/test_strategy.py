@@ -3,16 +3,20 @@ follows a plan (scripted backend: game logic, not a model)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 
 import pytest
 
+from synth.content.phrases import FOLLOW_UPS
+from synth.content.state import ATTRIBUTES
 from synth.data.paths import shared_data_root
-from synth.game import GameRules
+from synth.game import GameRules, _PearlMoves
 from synth.llm.scripted import rule_following_script
 from synth.personas import ReviewIndex, make_game_specs
 from synth.records import Item, TurnPlan
+from synth.simulators import Usage
 from synth.strategy.fit import IARD_FILE, fit_strategy
 from synth.strategy.model import FEEDBACK, load_strategy, recommends, requests, shipped_strategy_path
 from synth.strategy.plans import CLOSING_ACTS, DialoguePlan, asks_first
@@ -193,3 +197,21 @@ def test_the_last_recommender_turn_offers_the_target_alone(catalog, reviews, mod
     last = record.turns[len(GREETING_ONLY) + 11]
     assert last.role == "recommender" and [c.item_id for c in last.candidates] == [spec.target.id]
     assert record.outcome.accepted_target and record.outcome.turns_to_goal == 12
+
+
+
+def test_a_decided_recommender_that_has_asked_everything_offers_rather_than_ask_again(catalog, reviews, model):
+    """The reference corpus's readers met "Anything else you'd like in it?" then "Anything else you're hoping for?":
+    once the recommender has asked all it asks, its next move is an offer, whatever the plan would have drawn."""
+    specs = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=12, seed=11)[0]
+    game, _ = make_game(catalog, reviews, rule_following_script, GameRules(strategy="human", wording="decided"),
+                        strategy=model)
+    moves = []
+    for spec in specs:
+        dialogue = _PearlMoves(game, spec, Usage())
+        dialogue.open(game.rules.script(game.seeker.prompts.domain, spec.seed))
+        dialogue.ledger.asked = [*ATTRIBUTES, *FOLLOW_UPS]
+        dialogue.ledger.told = {"genre": ("comedy",), "era": ("from the 1990s",)}
+        asyncio.run(dialogue.recommender_turn(0, spec.seed))
+        moves.append(dialogue.turns[-1].content.move)
+    assert moves == ["offer"] * len(specs)
