@@ -15,7 +15,6 @@ from synth.budget import Budget, Spent
 from synth.config import GenerateConfig
 from synth.data.configured import load_data
 from synth.domain import load_domain
-from synth.errors import InputError
 from synth.item_knowledge import SummaryCache, summarize_items
 from synth.llm.base import ChatBackend
 from synth.llm.factory import make_backend
@@ -27,7 +26,7 @@ from synth.progress import progress_bar
 from synth.prompting import PromptSet
 from synth.records import DialogueRecord
 from synth.runs.atomic import write_items
-from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE, run_file
+from synth.runs.layout import DIALOGUES_FILE, ITEMS_FILE, MANIFEST_FILE, REQUESTS_FILE
 from synth.runs.lock import writing_to
 from synth.runs.manifest import (
     SUMMED_COUNTS,
@@ -122,9 +121,6 @@ async def generate(
     """Play `config.n` games (the shard's, with `config.shard`) and write them to `out_dir`; returns the
     manifest. `on_record` is called with each record once it is written (progress of a Ray worker). Another run
     writing to `out_dir` stops this one before anything loads, and so does a compressed run in it."""
-    if (compressed := run_file(out_dir, DIALOGUES_FILE)).suffix == ".gz":
-        raise InputError(compressed, "a compressed run is kept to be read: gunzip it into a folder of its own to go "
-                         "on with it")
     with writing_to(out_dir):
         return await _generate(config, out_dir, backend=backend, overwrite=overwrite, on_record=on_record)
 

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from synth.errors import SynthError
+from synth.errors import InputError, SynthError
+from synth.runs.layout import DIALOGUES_FILE, run_file
 
 LOCK_FILE = ".lock"  # names the writing process (id, host, start time); the lock dies with the process
 log = logging.getLogger(__name__)
@@ -26,7 +27,11 @@ def writing_to(out_dir: Path) -> Iterator[None]:
     """Hold `out_dir`'s lock for the block; a SynthError naming the process that holds it, if another does. A
     folder made here for a block that fails before writing anything is removed again (bad input leaves no
     folder behind). On a file system without locks (some network mounts) the block runs unlocked, with a
-    warning."""
+    warning. A folder holding a compressed run (kept to be read, as the reference corpus is) is refused before
+    anything is written."""
+    if (compressed := run_file(out_dir, DIALOGUES_FILE)).suffix == ".gz":
+        raise InputError(compressed, "a compressed run is kept to be read: gunzip it into a folder of its own to go "
+                         "on with it")
     made = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
     try:

@@ -14,6 +14,7 @@ from synth.llm.scripted import ScriptedBackend, rule_following_script
 from synth.runner import generate
 from synth.runs.atomic import write_text_atomic
 from synth.runs.folder import RunFolder
+from synth.runs.lock import writing_to
 from synth.runs.manifest import (
     SCHEMA_VERSION,
     Counts,
@@ -175,4 +176,6 @@ def test_a_compressed_run_folder_reads_as_the_run_and_refuses_to_be_written(scri
     config = GenerateConfig(n=1, seed=3, progress=False)
     with pytest.raises(InputError, match=r"dialogues.jsonl.gz.*gunzip it"):
         asyncio.run(generate(config, kept, backend=ScriptedBackend(rule_following_script)))
+    with pytest.raises(InputError, match="gunzip it"), writing_to(kept):  # so do a Ray run, a merge and a filter
+        pass
     assert sorted(p.name for p in kept.iterdir()) == before
