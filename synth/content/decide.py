@@ -27,6 +27,7 @@ from synth.content.facts import (
 from synth.content.phrases import (
     ASK_KEYS,
     ASK_TOPICS,
+    CLOSE_KEYS,
     CLOSES,
     CRITIC_SAYS,
     FITS,
@@ -82,6 +83,8 @@ class Decided:
             ledger.examples.append(self.example)
         if self.topics and self.item is not None:
             ledger.said_of.setdefault(self.item.id, []).extend(self.topics)
+        if move == "decline":
+            ledger.pressed.update({attribute: values for attribute, values in self.told.items() if attribute != "avoid" and values})
         if move == "inquire":
             ledger.question = self.asks_about
         elif move == "answer":
@@ -129,13 +132,24 @@ def matches(item: Item, ledger: Ledger) -> list[str]:
     return found
 
 
+def meets_what_was_pressed(item: Item, ledger: Ledger) -> bool:
+    """Whether `item` has what the seeker's noes asked for (one of each attribute's values: a genre, the era, a
+    mood word of its description)."""
+    genres, lower = set(kinds(item.genres)), item.description.lower()
+    return all(genres & set(values) if attribute == "genre" else
+               bool(item.year) and era_of(item.year) in values if attribute == "era" else
+               any(value in lower for value in values) for attribute, values in ledger.pressed.items())
+
+
 def choose_offer(candidates: Sequence[Item], ledger: Ledger, rng: random.Random) -> Item:
-    """The candidate of no genre the seeker said it would rather avoid whose facts match most of what it said;
-    a seeded draw breaks ties (the retriever's first pick for the same words would recur across dialogues)."""
+    """The candidate of no genre the seeker said it would rather avoid, with what its noes asked for ("I was hoping
+    for more of a drama": not another romantic comedy next), whose facts match most of what it said; a seeded draw
+    breaks ties (the retriever's first pick for the same words would recur across dialogues)."""
     avoided = set(ledger.told.get("avoid", ()))
 
-    def fit(item: Item) -> tuple[bool, int]:
-        return not avoided & {g.lower() for g in item.genres}, len(matches(item, ledger))
+    def fit(item: Item) -> tuple[bool, bool, int]:
+        return (not avoided & {g.lower() for g in item.genres}, meets_what_was_pressed(item, ledger),
+                len(matches(item, ledger)))
 
     best = max(map(fit, candidates))
     return rng.choice([item for item in candidates if fit(item) == best])
@@ -155,7 +169,8 @@ def recommender_content(
     if closing is not None:
         return Decided(TurnContent(move="close", points=[f"say you are glad about {closing.display}",
                                                         f"wish a good time with it {domain.when}"]),
-                       say_one(rng, CLOSES, title=closing.title, when=domain.when), item=closing, may_name=(closing.display,))
+                       say_one(rng, CLOSES, title=closing.title, when=domain.when), item=closing, may_name=(closing.display,),
+                       say_any=CLOSE_KEYS)
     if about is not None:
         return _answer(about, ledger.question or "plot", domain)
     if candidates:

@@ -125,6 +125,9 @@ CLOSES = ("Great choice. Enjoy {title} {when}!", "No problem! Enjoy {title}, bye
           "Enjoy {title}, and have a good night!", "You're welcome! Enjoy {title}.",
           "My pleasure. Enjoy {title} {when}!", "Anytime! I hope you love {title}.", "No problem, enjoy {title}!",
           "Have a great time with {title}!", "Bye, and enjoy {title}!", "You're welcome, have a good one!")
+# a goodbye's words that wish the seeker well: one of them must be said ("Some Like It Hot!" alone is no goodbye)
+CLOSE_KEYS = ("enjoy", "enjoyed", "hope", "fun", "have a", "good", "great", "bye", "welcome", "pleasure", "glad", "anytime",
+              "happy")
 # the seeker's hello where it speaks first after the recommender's greeting (none: it may also start right away)
 GREETINGS = ("Hi!", "Hello!", "Hey!", "Hi there!", "Hello there!", "Hey, thanks!", "Hi, thanks for helping!")
 GENRE_WANTS = ("I'm in the mood for {kind}.", "I'd like {kind} {when}.", "I feel like {kind}.",

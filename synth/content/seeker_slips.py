@@ -18,7 +18,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SORRY = re.compile(r"\b(?:I'm|I am) (?:so |very )?sorry\b|^\W*sorry\b", re.IGNORECASE)
 # a yes or a no for an answer to a question that asks what, which or how ("Not really, no particular mood." to "What
 # sort of mood are you after tonight?"); "No one in particular" and "No particular mood" answer it
-_YES_OR_NO = re.compile(r"^\W*(?:not really|nope|nah|yes|yeah|yep)\b|^\W*no\s*[,.!]", re.IGNORECASE)
+_YES_OR_NO = re.compile(r"(?:^|[.!?]\s+)\W*(?:not really|nope|nah|yes|yeah|yep)\b|(?:^|[.!?]\s+)\W*no\s*[,.!]",
+                        re.IGNORECASE)  # opening any sentence: "I loved Diva. Not really, no particular mood."
 _YES_NO_QUESTION = re.compile(r"^\W*(?:do|does|did|are|is|was|were|have|has|would|could|can|will|any|anything|got)\b"
                               r"(?![^?]*\bor\b)", re.IGNORECASE)
 # a seeker telling of a viewing: "I've seen it", "I watched it last year", "I loved it" (of a movie it has not seen)
@@ -55,8 +56,12 @@ _SOUNDS_GOOD = re.compile(r"\bsounds? (?:perfect|great|amazing|wonderful|fantast
 # a seeker agreeing or giving thanks where it only tells its taste ("I agree. Thanks for the suggestion.")
 _AGREES = re.compile(r"\bI agree\b|\bthanks? (?:you )?for (?:the|your|that) (?:suggestions?|recommendations?|idea)\b",
                      re.IGNORECASE)
+# ... and in a no, only the agreeing ("I agree that Kiss of Death is a crime movie": nobody said so); thanks are fine
+_I_AGREE = re.compile(r"\bI agree\b", re.IGNORECASE)
+# a liked example said with its liking ("Fun, exciting Mystery, Alaska movie." names it and says nothing of it)
+_LIKING = re.compile(r"\b(?:lov\w*|lik\w*|enjoy\w*|favou?rite|ador\w*|fan of|great|best|amazing|wonderful)\b", re.IGNORECASE)
 # the recommender's nod on what it was told, echoed by the seeker as it answers ("Got it. I loved Moonlight.")
-_NOD = re.compile(r"^\W*(?:got it|i see|good to know|alright|okay)\b", re.IGNORECASE)
+_NOD = re.compile(r"^\W*(?:got it|i see|good to know|alright|okay|understood|fair enough|makes sense)\b", re.IGNORECASE)
 # a seeker putting off the choice it came for ("I'll think about it", "I'll let you know what I pick")
 _PUTS_OFF = re.compile(r"\b(?:I'll|I will|let me) (?:think about|consider|mull)\b|\bthinking about it\b|\blet you know\b",
                        re.IGNORECASE)
@@ -71,7 +76,7 @@ _THANKS = re.compile(r"\bthank", re.IGNORECASE)
 def seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[Defect]:
     """A seeker's viewing of a suggestion it has not seen (claimed or judged), its denial of one it has, a
     question where it only tells, accepts or turns down, the question's choices said back, an apology or a yes or
-    no where it tells its taste, thanks "again" never given."""
+    no where it tells its taste, a liked example named without its liking, thanks "again" never given."""
     found = []
     if decided.item is not None and decided.content.move in ("accept", "inquire", "decline"):
         if decided.seen and (denied := _DENIED.search(text)):
@@ -90,9 +95,12 @@ def seeker_slips(text: str, decided: Decided, context: ReplyContext) -> list[Def
         found.append(Defect("answers_yes_or_no", yes_or_no.group(0)))
     if decided.content.move == "reveal" and (welcome := _SOUNDS_GOOD.search(text) or _AGREES.search(text)):
         found.append(Defect("answers_no_offer", welcome.group(0)))
+    if decided.content.move == "reveal" and decided.example and not _LIKING.search(text):
+        found.append(Defect("leaves_out_content", "that you liked it"))
     if decided.content.move == "accept" and not _THANKS.search(text):
         found.append(Defect("leaves_out_content", "thanks"))  # the recommender's goodbye may say "You're welcome"
-    if decided.content.move == "accept" and (agrees := _AGREES.search(text)):
+    if (decided.content.move == "accept" and (agrees := _AGREES.search(text))
+            or decided.content.move == "decline" and (agrees := _I_AGREE.search(text))):
         found.append(Defect("agrees_to_nothing", agrees.group(0)))
     if (again := _THANKS_AGAIN.search(text)) and not any(_THANKS.search(said) for said in context.own_earlier):
         found.append(Defect("thanks_again", again.group(0)))

@@ -138,6 +138,8 @@ class Ledger:
     question: str | None = None  # the topic the seeker asked about the last offer ("plot", "people" or "opinion")
     # item id -> what an offer already said of it ("people", "plot", "opinion"): nothing the seeker need ask
     said_of: dict[str, list[str]] = field(default_factory=dict)
+    # what the seeker's noes asked for, by attribute (the latest no's values): the next offer should have it
+    pressed: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def untold(self, state: SeekerState | None = None) -> list[str]:
         """The attributes not yet told, in asking order (with a state: only those the seeker can tell)."""

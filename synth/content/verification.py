@@ -3,12 +3,12 @@ and one of its key words; no other title of the dialogue, no person, date or gen
 viewing of a movie the seeker has not seen (nor a denied one of a movie it has, nor one the recommender tells it of
 unasked), no taking of the seen movie it named, neither side's words in the other's mouth, no question where the
 seeker only tells, accepts or turns down, the content's question asked, no statement said as a question, no welcome
-for a movie it turns down and no putting off of its choice, nothing a reader finds out of place (a greeting
-mid-talk, praise for a choice nobody made, "they" for the other side, company nobody mentioned, markup or another
-script, a plot the content does not give, a movie called something else, the recommender asking about its own pick
-or saying it has none of something, the seeker's "as I said"), no text the length cap cut. The reply checks every
-turn runs (synth.analysis.defects: the other role's words, copies, facts against the catalog, ...) come on top, in
-the simulators."""
+for a movie it turns down and no putting off of its choice, nothing a reader finds out of place (a greeting mid-talk,
+praise for a choice nobody made, "they" for the other side, company nobody mentioned, markup or another script, a
+plot the content does not give, a movie called something else, the recommender asking about its own pick, saying it
+has none of something or glad the seeker likes a movie it only now offers, the seeker's "as I said"), no text the
+length cap cut. The reply checks every turn runs (synth.analysis.defects: the other role's words, copies, facts
+against the catalog, ...) come on top, in the simulators."""
 
 from __future__ import annotations
 
@@ -76,10 +76,11 @@ _PLOT = re.compile(r"\b(?:is |it's |all )?(?<!what )(?<!how )about (?:a|an|the|h
 # ("What about A Simple Plan?" offers a title: no plot)
 # shorthand where a sentence was due: "Not from 1970s. Maybe worth looking. Has seen Shawshank Redemption?", "No to
 # Se7en; want an action movie."; a sentence that stops at its colon ("I loved Down by Law:") or at a bare verb ("Not
-# Kiss of Death: crime movie, dislike"); "? ?"; "It 's"
+# Kiss of Death: crime movie, dislike"); "? ?"; "It 's"; a whole reply in quotation marks
 _GARBLED = re.compile(r"[{}\[\]<>|]|\?\s*\?|!!!|\w\s+'[st]\b|[?!][A-Za-z]|(?:^|[.!?;]\s+)(?:Has seen|Have seen|Not from|Maybe worth|Fits as|"
                       r"No to|Know)\b|;\s*(?:want|looking for)\b|\brather (?:skip|avoid|not (?:watch|see|read)) anything\b"
-                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$|,\s*(?:dislike|like)\W*$")
+                      r"|\bmind (?:skipping|avoiding) anything\b|\b(?:have been|were) given\b|:\s*$|,\s*(?:dislike|like)\W*$"
+                      r'|^\s*"[^"]+"\s*$')
 # an offer claiming to fit what was asked, where the content says it does not
 _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)? (?:your|what)\b|\bjust what you\b",
                    re.IGNORECASE)
@@ -89,6 +90,8 @@ _NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|su
                        r"right now|to offer)\b|\bnone (?:here|right now|available)\b", re.IGNORECASE)
 # a speaker telling it made or played in the movie ("I directed Raiders of the Lost Ark with Harrison Ford", the
 # README's run of 2026-11-29)
+# an offer that takes the seeker's liking for granted ("I'm glad you like Super Size Me!" of a movie it never named)
+_ASSUMED_LIKING = re.compile(r"\b(?:glad|happy) (?:that )?you (?:like|liked|love|loved|enjoy|enjoyed)\b", re.IGNORECASE)
 _AS_MAKER = re.compile(r"\bI(?:'ve| have)? (?:directed|wrote|produced|filmed|starred in|acted in|played in)\b", re.IGNORECASE)
 # a seeker saying it said what it never did ("I just said that's all")
 _AS_I_SAID = re.compile(r"\bI (?:just |already )?(?:said|told you|mentioned)\b|\bas I said\b", re.IGNORECASE)
@@ -194,6 +197,8 @@ def _out_of_place(text: str, decided: Decided, context: ReplyContext) -> list[De
             found.append(Defect(name, match.group(0)))
     if move != "reveal" and decided.item is not None and not _plot_given(decided) and (plot := _PLOT.search(text)):
         found.append(Defect("invents_a_plot", plot.group(0)))
+    if move == "offer" and (liking := _ASSUMED_LIKING.search(text)):
+        found.append(Defect("assumes_a_liking", liking.group(0)))
     if context.role == "recommender" and (stock := _NO_STOCK.search(text)):
         found.append(Defect("claims_no_stock", stock.group(0)))
     if decided.question and "?" not in text:  # the question the content asks, said as a statement

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from synth.analysis.defects import ReplyContext
-from synth.content.decide import asked_in, content_rng, recommender_content
+from synth.content.decide import asked_in, choose_offer, content_rng, recommender_content
 from synth.content.facts import critic_of, kind_of, plot_of, with_article
 from synth.content.phrases import ANOTHER, NOBODY, NODS, NOTHING_MORE, in_own_words
 from synth.content.seeker import seeker_content
@@ -212,8 +212,10 @@ def test_verification_finds_round_14s_slips(state, items):
 def test_verification_finds_the_reference_corpus_s_slips(state, items):
     """Read in the dialogues of #64's reference corpus: a seeker sorry for having no mood in mind, "Not really" for
     an answer to a question that asks what (a yes or a no to a question it answers passes), a seeker telling what
-    "you'd like", a recommender's "just what I asked for" and "Has anyone seen ...?"; in the README's run, a
-    recommender who "directed" its pick."""
+    "you'd like", a recommender's "just what I asked for", "Has anyone seen ...?" and (round 16) "I'm glad you like
+    Super Size Me!" of a movie nobody named, a goodbye that only names the movie, a reply quoted whole, a nod said
+    back, "Not really" after its answer, "I agree" in a no, a liked example named without its liking; in the
+    README's run, a recommender who "directed" its pick."""
     seeker = ReplyContext("seeker", items=tuple(items.values()), own_earlier=("Hi!",))
     era = seeker_content(("ANS",), state, Ledger(asked=["era"]), DOMAIN, content_rng(2))
     what = replace(seeker, other_last="Got it. What sort of era are you after tonight?")
@@ -224,9 +226,25 @@ def test_verification_finds_the_reference_corpus_s_slips(state, items):
     offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
     assert_caught({"I directed Notting Hill, a comedy.": "speaks_as_its_maker",
                    "Notting Hill is a comedy, just what I asked for.": "takes_the_other_side",
-                   "Has anyone seen Notting Hill? It's a comedy.": "invents_company"}, offer, recommender)
+                   "Has anyone seen Notting Hill? It's a comedy.": "invents_company",
+                   "I'm glad you like Notting Hill! It's a comedy.": "assumes_a_liking"}, offer, recommender)
     decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
     assert_caught({"You'd like a comedy movie, not Heat.": "takes_the_other_side"}, decline, seeker)
+    # round 16: a goodbye that is only the title, a critic's words quoted whole with the reply, a nod said back
+    goodbye = recommender_content(("OTH",), Ledger(), DOMAIN, content_rng(1), closing=items["r"])
+    assert verify(goodbye.template, goodbye, recommender) == []
+    assert_caught({"Notting Hill!": "leaves_out_content"}, goodbye, recommender)
+    assert_caught({'"A critic called it \'a lovely comedy\'."': "garbled"}, offer, recommender)
+    assert_caught({f"Understood. {era.template}": "echoes_a_nod", f"Fair enough. {era.template}": "echoes_a_nod"},
+                  era, replace(seeker, other_last="Understood. Any era you like best?"))
+    assert_caught({f"{era.template} Not really, no particular one.": "answers_yes_or_no"}, era,
+                  replace(seeker, other_last="Something light, or something heavier?"))
+    assert_caught({"I agree that Heat is a crime movie, so not tonight.": "agrees_to_nothing"}, decline, seeker)
+    assert "agrees_to_nothing" not in [d.name for d in verify(f"Thanks for the idea, but {decline.template}", decline, seeker)]
+    example = seeker_content(("ANS",), state, Ledger(asked=["example"]), DOMAIN, content_rng(2))
+    assert example.example == "Airplane! (1980)" and "leaves_out_content" not in [
+        d.name for d in verify(example.template, example, seeker)]
+    assert_caught({"Fun, exciting Airplane! movie.": "leaves_out_content"}, example, seeker)
     yes_no = replace(seeker, other_last="Got it. Any era you like best?")
     assert [d.name for d in verify(f"Yes! {era.template}", era, yes_no)] == []
     assert "answers_yes_or_no" not in [d.name for d in verify(f"No particular one. {era.template}", era, what)]
@@ -492,3 +510,18 @@ def test_imax_is_no_kind_a_seeker_wants_or_an_offer_names_and_an_honest_drama_ta
     offer = recommender_content(("REC-S",), Ledger(), DOMAIN, content_rng(1), candidates=[lion])
     assert "imax" not in (offer.template + " ".join(offer.content.points)).lower()
     assert with_article("honest drama") == "an honest drama" and with_article("happy drama") == "a happy drama"
+
+
+def test_after_a_no_that_asks_for_a_genre_the_next_offer_has_it(state, items):
+    """Round 16's readers: "I was hoping for more of a drama movie", then a romantic comedy "just what you asked
+    for". The recommender hears the no: among its candidates, one with the genre asked for comes first, even where
+    another matches more of what was said before."""
+    ledger = Ledger(told={"genre": ("comedy", "romance"), "era": ("from the 1980s",)})
+    eighties_comedy = Item(id="c", title="Big", year=1988, genres=["Comedy"])
+    romance = Item(id="y", title="Titanic", year=1997, genres=["Romance"])
+    assert {choose_offer([eighties_comedy, romance], ledger, content_rng(seed)).id for seed in range(8)} == {"c"}
+    spaceballs = Item(id="s2", title="Spaceballs", year=1987, genres=["Comedy"])
+    decline = seeker_content(("REJ",), state, ledger, DOMAIN, content_rng(4), recommended=spaceballs)
+    assert decline.told == {"genre": ("romance",)}
+    decline.record(ledger)
+    assert {choose_offer([eighties_comedy, romance], ledger, content_rng(seed)).id for seed in range(8)} == {"y"}
