@@ -46,7 +46,7 @@ _YEAR_OR_DECADE = re.compile(r"(?<![\w(])(?:19|20)\d0s\b|(?<![\w(])'\d0s\b|(?<![
 _OTHER_WANTS = {
     "seeker": re.compile(r"\byou(?:'re| are| were)?\s+(?:wanted|looking for|hoping for|hoped for|asked for|after)\b"
                          r"|\byou said you\b|\bdo you want (?:it|this|that|to watch)\b"
-                         r"|\byou(?:'d| would) (?:like|prefer) (?:a|an|one|something)\b"
+                         r"|\byou(?:'d| would) (?:like|prefer) (?:a|an|one|something)\b|\byou(?:'d| would) rather (?:watch|see|have)\b"
                          r"|\b(?:need|want) another (?:movie|one|suggestion|book)\b", re.IGNORECASE),
     "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for|asked for)\b"
                               r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"

@@ -229,7 +229,8 @@ def test_verification_finds_the_reference_corpus_s_slips(state, items):
                    "Has anyone seen Notting Hill? It's a comedy.": "invents_company",
                    "I'm glad you like Notting Hill! It's a comedy.": "assumes_a_liking"}, offer, recommender)
     decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
-    assert_caught({"You'd like a comedy movie, not Heat.": "takes_the_other_side"}, decline, seeker)
+    assert_caught({"You'd like a comedy movie, not Heat.": "takes_the_other_side",
+                   "I think you'd rather watch a funnier Heat.": "takes_the_other_side"}, decline, seeker)
     # round 16: a goodbye that is only the title, a critic's words quoted whole with the reply, a nod said back
     goodbye = recommender_content(("OTH",), Ledger(), DOMAIN, content_rng(1), closing=items["r"])
     assert verify(goodbye.template, goodbye, recommender) == []
