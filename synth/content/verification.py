@@ -49,7 +49,7 @@ _OTHER_WANTS = {
                          r"|\byou(?:'d| would) (?:like|prefer) (?:a|an|one|something)\b|\byou(?:'d| would) rather (?:watch|see|have)\b"
                          r"|\b(?:need|want) another (?:movie|one|suggestion|book)\b", re.IGNORECASE),
     "recommender": re.compile(r"\bI(?:'m| am| was)?\s+(?:also\s+)?(?:wanted|looking for|hoping for|hoped for|asked for)\b"
-                              r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched)\b|\bI haven't (?:seen|watched)\b"
+                              r"|\bI(?:'ve| have)?(?:n't| not| never)?\s+(?:seen|watched|heard of)\b|\bI haven't (?:seen|watched|heard of)\b"
                               r"|\bI(?:'ll| will|'m going to| am going to)\s+(?:watch|see)\b|\blook(?:ing)? forward to (?:watching|seeing)\b"
                               r"|\bI(?:'d| would) (?:like|love)\b(?! to)|\bI saw\b|\bany (?:other )?(?:movie )?recommendations\b"
                               r"|\blet's (?:watch|go)\b|\b(?:watch it|go) together\b|\bopen to suggestions\b"

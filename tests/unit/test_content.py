@@ -226,6 +226,7 @@ def test_verification_finds_the_reference_corpus_s_slips(state, items):
     offer = recommender_content(("REC-S",), Ledger(told={"genre": ("comedy",)}), DOMAIN, content_rng(1), candidates=[items["r"]])
     assert_caught({"I directed Notting Hill, a comedy.": "speaks_as_its_maker",
                    "Notting Hill is a comedy, just what I asked for.": "takes_the_other_side",
+                   "Hmm, I've never heard of Notting Hill. It's a comedy.": "takes_the_other_side",
                    "Has anyone seen Notting Hill? It's a comedy.": "invents_company",
                    "I'm glad you like Notting Hill! It's a comedy.": "assumes_a_liking"}, offer, recommender)
     decline = seeker_content(("REJ",), state, Ledger(), DOMAIN, content_rng(4), recommended=items["w"])
