@@ -8,7 +8,7 @@ from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
 from synth.config import Strategy, Wording
-from synth.content.decide import asked_in, content_rng
+from synth.content.decide import content_rng, recommender_content
 from synth.content.seeker import seeker_content
 from synth.content.state import Ledger, set_state
 from synth.domain import Domain
@@ -73,7 +73,8 @@ class GoRecDialRules:
     discount: float = 0.5  # reward kept per extra recommendation
     ask_turns: int = 1  # expert turns that may only speak, so the seeker describes its taste first
     strategy: Strategy = "pearl"  # human: each turn's move is planned (synth.strategy); see synth.game.GameRules
-    wording: Wording = "free"  # decided: the seeker's state decides what it says (synth.content); the expert is free
+    wording: Wording = "free"  # decided: the seeker's state decides what it says, and what was said what the expert's
+    # words say (synth.content); the expert's choice stays its own
 
     def script(self, domain: Domain | None = None) -> tuple[tuple[Role, str], ...]:
         """The scripted opening of this strategy in the domain's words (synth.turns.opening)."""
@@ -286,26 +287,30 @@ class _GoRecDialMoves(RecordMoves):
         self.course.opened(script)
 
     async def recommender_turn(self, step: int, seed: int) -> None:
-        """The expert speaks, or recommends one remaining candidate once the rules (or its plan) allow it."""
+        """The expert speaks, or recommends one remaining candidate once the rules (or its plan) allow it. In decided
+        wording its model's choice stands and what was said decides its words (_decided_expert)."""
         player = self.player
         answering = self.asked_about
+        asked_everything = self.state is not None and self.ledger.asked_everything()  # a question would repeat one
         plan, offer = self.course.recommender(seed, answering=answering, can_recommend=bool(self.remaining),
-                                              must_recommend=False)
+                                              must_recommend=asked_everything)
         remaining = self.remaining if offer else []
         about = self.recommended if answering else None
         shown = {item.display: item.description or "" for item in [*remaining, *([about] if about else [])]}
         question = question_move("recommender", plan, True) if plan is not None else None if remaining else True
-        reply = await player.expert.reply(
+        context = self.reply_context("recommender", player.catalog, descriptions=shown, question=question, items=self.items)
+        reply = await player.expert.reply(  # decided: only its choice is kept, so its words are not checked
             self.expert_system, transcript(self.turns, "recommender"), remaining=remaining, seed=seed, usage=self.usage,
-            plan=plan, about=about,
-            context=self.reply_context("recommender", player.catalog, descriptions=shown, question=question,
-                                       items=self.items),
+            plan=plan, about=about, context=context if self.state is None else None,
         )
         item = player.catalog[reply.item_id] if reply.item_id else None
+        content = None
+        if self.state is not None:
+            reply, content = await self._decided_expert(reply, item, about, plan, seed, context)
         correct = self.candidates[self.movie_set.correct_index]
         self.add_recommender_turn(
             reply, decision="recommend" if item else "speak", correct=None if item is None else item.id == correct.id,
-            plan=plan,
+            plan=plan, content=content,
         )
         if item is not None:
             self.remaining.remove(item)
@@ -351,6 +356,21 @@ class _GoRecDialMoves(RecordMoves):
             recommendations=self.recommendations,
         )
 
+    async def _decided_expert(
+        self, reply: RecommenderReply, item: Item | None, about: Item | None, plan: TurnPlan | None, seed: int,
+        context: ReplyContext,
+    ) -> tuple[RecommenderReply, TurnContent]:
+        """The expert's turn in decided wording: its model's choice stands (the candidate it recommends, else an answer
+        about the one asked about, else a question), and what was said and the catalog decide what its words say, as
+        the PEARL recommender's (synth.content); its model words that. It never sees the seeker's state."""
+        decided = recommender_content(plan.acts if plan else None, self.ledger, self.player.expert.prompts.domain,
+                                      content_rng(seed), candidates=[item] if item else (), about=about)
+        worded = await word(self.player.expert, decided, style="", last=self.last_words(), plan=plan, seed=seed,
+                            usage=self.usage, context=replace(context, question=decided.question))
+        decided.record(self.ledger)
+        return RecommenderReply(think=reply.think, utterance=worded.text, item_id=reply.item_id,
+                                checks=worded.checks), worded.content
+
     async def _decided_seeker(
         self, recommended: Item | None, plan: TurnPlan | None, asks: bool, seed: int, context: ReplyContext
     ) -> tuple[SeekerReply, TurnContent]:
@@ -358,8 +378,6 @@ class _GoRecDialMoves(RecordMoves):
         model words it."""
         assert self.state is not None
         last = self.last_words()
-        if recommended is None and (asked := asked_in(last)):  # the free expert's question, answered
-            self.ledger.asked.append(asked)
         decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.player.seeker.prompts.domain,
                                  content_rng(seed), recommended=recommended, inquire=asks, greet=self.seeker_first())
         worded = await word(self.player.seeker, decided, style="", last=last, plan=plan, seed=seed, usage=self.usage,

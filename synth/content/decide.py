@@ -95,18 +95,6 @@ CREDITS_SHARE = 0.4  # of offers without a plot that say who stars in it (where 
 YEAR_SHARE = 0.3  # of offers matching the era asked that give the item's year rather than its decade
 
 
-def asked_in(text: str) -> str | None:
-    """The attribute a free question asks about (the GoRecDial expert's): the first whose ASK_KEYS word a sentence
-    with a question mark says; None when no question, or none of them."""
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if sentence.endswith("?"):
-            lower = sentence.lower()
-            found = next((a for a in ATTRIBUTES if any(re.search(rf"\b{k}", lower) for k in ASK_KEYS[a])), None)
-            if found:
-                return found
-    return None
-
-
 def content_rng(seed: int) -> random.Random:
     """The random draws of one turn's content (its turn seed): the same turn decides the same content."""
     return random.Random(f"content:{seed}")

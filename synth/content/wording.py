@@ -11,7 +11,7 @@ from synth.prompting import PromptSet
 from synth.records import TurnPlan
 from synth.replies import ReplyFormatError, extract_json
 
-DEFAULT_WORDS = {"seeker": 14, "recommender": 18}  # a turn's length where no plan (--strategy human) gives one
+DEFAULT_WORDS = {"seeker": 14, "recommender": 18, "expert": 18}  # a turn's length where no plan (--strategy human) gives one
 CHARS_PER_WORD = 9  # the cap leaves room for half again the asked words, plus the facts and titles
 MIN_CAP = 120
 TEMPLATE_ROOM = 1.3  # the cap leaves room for the template sentence said again in a few more words

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from synth.analysis.defects import ReplyContext
-from synth.content.decide import asked_in, choose_offer, content_rng, recommender_content
+from synth.content.decide import choose_offer, content_rng, recommender_content
 from synth.content.facts import critic_of, kind_of, plot_of, with_article
 from synth.content.phrases import ANOTHER, NOBODY, NODS, NOTHING_MORE, in_own_words
 from synth.content.seeker import seeker_content
@@ -325,13 +325,6 @@ def test_contents_speak_in_the_domain_s_words(state, items):
     assert "book" in ask.template and "movie" not in ask.template + " ".join(ask.content.points)
     decline = seeker_content(("REJ",), state, Ledger(), books, content_rng(2), recommended=items["s"])
     assert "books" in decline.template and "movie" not in decline.template
-
-
-def test_a_free_question_is_read_for_the_attribute_it_asks_about():
-    assert asked_in("Nice! What kind of movies do you like?") == "genre"
-    assert asked_in("Got it. Do you prefer older films or recent ones?") == "era"
-    assert asked_in("What's a movie you really loved?") == "example"
-    assert asked_in("I think you'll like it. Enjoy!") is None
 
 
 def test_the_recommender_s_prompts_hold_nothing_of_the_seeker_s_state(catalog, reviews):

@@ -218,8 +218,9 @@ def test_runner_writes_gorecdial_games(tmp_path):
 
 def test_a_decided_seeker_tells_its_sets_taste_and_accepts_only_the_correct_movie(movielens, embeddings):
     """--wording decided: the seeker's set of loved movies is its state (what it wants is what they share); each
-    seeker turn keeps its decided content; the expert stays free. Whatever the scripted words, the decision is
-    the content's: only the correct movie is accepted."""
+    turn keeps its decided content; the expert's choice stays its own (here the first remaining candidate), and
+    its words say an offer of it. Whatever the scripted words, the decision is the content's: only the correct
+    movie is accepted."""
     sets, _ = select_movie_sets(movielens.ratings, embeddings, n=1, seed=2)
     correct = sets[0].candidates[sets[0].correct_index]
 
@@ -244,6 +245,12 @@ def test_a_decided_seeker_tells_its_sets_taste_and_accepts_only_the_correct_movi
     assert seeker_turns[-1].content.move == "accept" and seeker_turns[-1].accepted
     assert record.turns[-2].recommended_item == correct and record.outcome.accepted_target
     assert movielens.catalog[correct].title in seeker_turns[-1].text
+    expert_turns = [t for t in record.turns[record.scripted_turns:] if t.role == "recommender"]
+    offers = [t for t in expert_turns if t.recommended_item]
+    assert all(t.content is not None for t in expert_turns) and all(t.content.move == "offer" for t in offers)
+    assert [t.recommended_item for t in offers] == sets[0].candidates[:len(offers)]  # its own choice, in its order
+    assert all(movielens.catalog[t.recommended_item].title in t.text for t in offers)
+    assert not any(t.text.startswith("Try ") and t.text.endswith(").") for t in offers)  # not the model's own words
     # people's plans (--strategy human) often ask about a suggestion first, and MovieLens says nothing of its
     # movies to ask about: the seeker answers instead, and the game ends on its yes (it once went on, the
     # seeker saying yes twice)
