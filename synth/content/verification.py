@@ -88,10 +88,10 @@ _FITS = re.compile(r"\bfits?\b|\bperfect(?:ly)?\b|\bmeets? your\b|\bmatch(?:es)?
 # may be one
 _NO_STOCK = re.compile(r"\bI (?:don't|do not|can't|cannot) (?:have|offer|find|suggest)\b|\bno (?:\w+ ){1,5}(?:here|available|"
                        r"right now|to offer)\b|\bnone (?:here|right now|available)\b", re.IGNORECASE)
-# a speaker telling it made or played in the movie ("I directed Raiders of the Lost Ark with Harrison Ford", the
-# README's run of 2026-11-29)
 # an offer that takes the seeker's liking for granted ("I'm glad you like Super Size Me!" of a movie it never named)
 _ASSUMED_LIKING = re.compile(r"\b(?:glad|happy) (?:that )?you (?:like|liked|love|loved|enjoy|enjoyed)\b", re.IGNORECASE)
+# a speaker telling it made or played in the movie ("I directed Raiders of the Lost Ark with Harrison Ford", the
+# README's run of 2026-11-29)
 _AS_MAKER = re.compile(r"\bI(?:'ve| have)? (?:directed|wrote|produced|filmed|starred in|acted in|played in)\b", re.IGNORECASE)
 # a seeker saying it said what it never did ("I just said that's all")
 _AS_I_SAID = re.compile(r"\bI (?:just |already )?(?:said|told you|mentioned)\b|\bas I said\b", re.IGNORECASE)
