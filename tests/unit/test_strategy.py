@@ -199,7 +199,6 @@ def test_the_last_recommender_turn_offers_the_target_alone(catalog, reviews, mod
     assert record.outcome.accepted_target and record.outcome.turns_to_goal == 12
 
 
-
 def test_a_decided_recommender_that_has_asked_everything_offers_rather_than_ask_again(catalog, reviews, model):
     """The reference corpus's readers met "Anything else you'd like in it?" then "Anything else you're hoping for?":
     once the recommender has asked all it asks, its next move is an offer, whatever the plan would have drawn."""
