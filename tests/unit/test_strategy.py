@@ -214,3 +214,28 @@ def test_a_decided_recommender_that_has_asked_everything_offers_rather_than_ask_
         asyncio.run(dialogue.recommender_turn(0, spec.seed))
         moves.append(dialogue.turns[-1].content.move)
     assert moves == ["offer"] * len(specs)
+
+
+def test_a_decided_seeker_asks_about_an_unseen_suggestion_but_says_it_has_seen_a_seen_one(catalog, reviews, model):
+    """An "ask first" plan meets a suggestion the seeker rated: it says it has seen it (and decides), never asks
+    "what is it about?"; the same plan on a movie it has not seen asks, and waits for the answer."""
+    specs = make_game_specs(ReviewIndex.from_reviews(reviews), catalog, n=12, seed=11)[0]
+    game, _ = make_game(catalog, reviews, rule_following_script, GameRules(strategy="human", wording="decided"),
+                        strategy=model)
+    ask_first = TurnPlan(acts=["INQ"], words=10)
+    played = {"seen": [], "unseen": []}
+    for spec in specs:
+        dialogue = _PearlMoves(game, spec, Usage())
+        dialogue.open(game.rules.script(game.seeker.prompts.domain, spec.seed))
+        dialogue.course.seeker = lambda *args, **kwargs: ask_first
+        seen = next((item for item in catalog.values() if item.id != spec.target.id and dialogue.state.opinion(item.id)), None)
+        unseen = next(item for item in catalog.values()
+                      if item.id != spec.target.id and dialogue.state.opinion(item.id) is None)
+        for kind, item in [("seen", seen), ("unseen", unseen)]:
+            if item is None:
+                continue
+            dialogue.last_recommended, dialogue.asked_about = item, False
+            asyncio.run(dialogue.seeker_turn(2, spec.seed))
+            played[kind].append((dialogue.turns[-1].content.move, dialogue.asked_about))
+    assert played["seen"] and all(move != "inquire" and not waiting for move, waiting in played["seen"])
+    assert played["unseen"] and all(move == "inquire" and waiting for move, waiting in played["unseen"])
