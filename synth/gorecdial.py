@@ -288,7 +288,8 @@ class _GoRecDialMoves(RecordMoves):
 
     async def recommender_turn(self, step: int, seed: int) -> None:
         """The expert speaks, or recommends one remaining candidate once the rules (or its plan) allow it. In decided
-        wording its model's choice stands and what was said decides its words (_decided_expert)."""
+        wording its model's choice stands and what was said decides its words (_decided_expert); its model is asked
+        only on a turn that may offer, as there is nothing else for it to choose."""
         player = self.player
         answering = self.asked_about
         asked_everything = self.state is not None and self.ledger.asked_everything()  # a question would repeat one
@@ -299,10 +300,13 @@ class _GoRecDialMoves(RecordMoves):
         shown = {item.display: item.description or "" for item in [*remaining, *([about] if about else [])]}
         question = question_move("recommender", plan, True) if plan is not None else None if remaining else True
         context = self.reply_context("recommender", player.catalog, descriptions=shown, question=question, items=self.items)
-        reply = await player.expert.reply(  # decided: only its choice is kept, so its words are not checked
-            self.expert_system, transcript(self.turns, "recommender"), remaining=remaining, seed=seed, usage=self.usage,
-            plan=plan, about=about, context=context if self.state is None else None,
-        )
+        if self.state is not None and not remaining:
+            reply = RecommenderReply("", "", None)  # decided and no offer: no choice to ask its model for
+        else:
+            reply = await player.expert.reply(  # decided: only its choice is kept, so its words are not checked
+                self.expert_system, transcript(self.turns, "recommender"), remaining=remaining, seed=seed,
+                usage=self.usage, plan=plan, about=about, context=context if self.state is None else None,
+            )
         item = player.catalog[reply.item_id] if reply.item_id else None
         content = None
         if self.state is not None:

@@ -223,10 +223,12 @@ def test_a_decided_seeker_tells_its_sets_taste_and_accepts_only_the_correct_movi
     movie is accepted."""
     sets, _ = select_movie_sets(movielens.ratings, embeddings, n=1, seed=2)
     correct = sets[0].candidates[sets[0].correct_index]
+    choices_asked = []  # the expert's model asked for a choice: one entry a call
 
     def script(messages, schema):
         props = schema["properties"]
         if "item" in props:  # the expert recommends the remaining candidates in order
+            choices_asked.append(props["item"]["enum"])
             choice = props["item"]["enum"][0]
             return json.dumps({"think": "t", "item": choice, "utterance": f"Try {choice}."})
         return json.dumps({"utterance": "Sounds fine."})  # the seeker's wording: turned down, the template speaks
@@ -258,6 +260,13 @@ def test_a_decided_seeker_tells_its_sets_taste_and_accepts_only_the_correct_movi
         movielens.catalog, GoRecDialSeeker(backend, prompts, sampling), GoRecDialExpert(backend, prompts, sampling),
         GoRecDialRules(ask_turns=0, wording="decided", strategy="human"), sampling, load_strategy(),
     )
+    asked_to_choose, other_turns = len(choices_asked), 0
     for seed in range(8):
         played = asyncio.run(human.play(GoRecDialSpec(f"h{seed}", seed, sets[0])))
         assert [t.accepted for t in played.turns if t.accepted] == [True] and played.turns[-1].accepted, seed
+        expert_turns = [t for t in played.turns[played.scripted_turns:] if t.role == "recommender"]
+        offers = sum(t.recommended_item is not None for t in expert_turns)
+        # the expert's model is asked for a choice on offers only: on a question or an answer its words are decided
+        assert len(choices_asked) - asked_to_choose == offers, seed
+        asked_to_choose, other_turns = len(choices_asked), other_turns + len(expert_turns) - offers
+    assert other_turns  # questions and answers were played, without a call for a choice
