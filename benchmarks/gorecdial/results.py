@@ -26,6 +26,11 @@ def _weights(fold: dict[str, float]) -> str:
     return ", ".join(f"{name.removesuffix('_weight')} {value:.2f}" for name, value in fold.items())
 
 
+def _difference(name: str, found: dict[str, Any]) -> str:
+    low, high = found["turn@1_ci"]
+    return f"{name} {found['turn@1']:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
 def _pair_title(pair: dict[str, Any]) -> str:
     return f"{pair['train']} -> {pair['test']} ({pair['evaluation']}, {pair['test_games']} held-out games)"
 
@@ -66,8 +71,12 @@ def markdown(results: dict[str, Any]) -> str:
         if pair.get("against_prior"):
             lines += ["", "Turn@1 against the candidate prior's, on the same expert turns (paired 95% interval, whole games "
                       "resampled): "
-                      + "; ".join(f"{name} {d['turn@1']:+.3f} [{d['turn@1_ci'][0]:+.3f}, {d['turn@1_ci'][1]:+.3f}]"
-                                  for name, d in pair["against_prior"].items() if d["turn@1_ci"]) + "."]
+                      + "; ".join(_difference(name, d) for name, d in pair["against_prior"].items() if d["turn@1_ci"]) + "."]
+        if pair.get("against_first_training"):
+            against = pair["against_first_training"]
+            lines += ["", f"Turn@1 against the expert trained on {against['train']}, on the same held-out expert turns (paired "
+                      "95% interval, whole games resampled): " + "; ".join(_difference(name, d) for name, d in against["experts"].items()
+                                                                           if d["turn@1_ci"]) + "."]
         if pair.get("predict_weights"):
             lines += ["", "PREDICT's weights, fold by fold (dialogue: the GRU's dot product; prior; cosine: the sentence "
                       "encoder's): " + "; ".join(f"{name} " + " | ".join(_weights(fold) for fold in folds)

@@ -94,7 +94,9 @@ def run_gorecdial(settings: GoRecDialOptions, *, console: Console | None = None)
     train_sets = [load_games(s, _movielens, redial) for s in parse_specs(game_specs(settings.train), settings.format)]
     test_sets = [load_games(s, _movielens, redial) for s in parse_specs(game_specs(settings.test), settings.format)]
     datasets = {s.label: s.describe() for s in [*train_sets, *test_sets]}
-    pairs = [_pair(train, test, settings, console) for train in train_sets for test in test_sets]
+    played = [_pair(train, test, settings, console) for train in train_sets for test in test_sets]
+    against_first_training(played)
+    pairs = [pair for pair, _, _ in played]
     return {
         "suite": "gorecdial",
         "settings": {
@@ -109,7 +111,11 @@ def run_gorecdial(settings: GoRecDialOptions, *, console: Console | None = None)
     }
 
 
-def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Console | None) -> dict[str, Any]:
+def _pair(
+    train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Console | None
+) -> tuple[dict[str, Any], dict[str, Tally], list[str]]:
+    """One training set scored on one test set: the pair's results, its tallies and its held-out games' ids, in
+    the order they were scored."""
     splits = held_out_splits(train.games, test.games, settings.folds, settings.seed)
     held_out = [g for _, t in splits for g in t]
     llm_sample = {g.id for g in random.Random(settings.seed).sample(held_out, min(settings.llm_games, len(held_out)))}
@@ -173,25 +179,48 @@ def _pair(train: GameSet, test: GameSet, settings: GoRecDialOptions, console: Co
         "botplay_reward": [sum(values) / len(values) for values in zip(*rewards)],
         "llm_usage": llm_usage,
         "times": {k: round(v, 1) for k, v in times.items()},
-    }
+    }, tallies, [g.id for g in held_out]
+
+
+def paired_turn1(ranks: Sequence[tuple[int, int]], base: Sequence[tuple[int, int]]) -> dict[str, Any] | None:
+    """Turn@1 of `ranks` minus `base`'s, turn by turn on the same expert turns: the mean difference and its paired
+    95% interval, whole games resampled (a game's turns share its candidates and prior); None when the two were
+    not scored on the same turns."""
+    if not base or [index for index, _ in ranks] != [index for index, _ in base]:
+        return None
+    games: list[list[int]] = []
+    for (index, rank), (_, other) in zip(ranks, base):
+        if index == 1:  # a game's first expert turn
+            games.append([])
+        games[-1].append(int(rank <= 1) - int(other <= 1))
+    total = sum(sum(g) for g in games) / sum(len(g) for g in games)
+    return {"turn@1": total, "turn@1_ci": clustered_mean_interval(games)}
 
 
 def against_prior(tallies: dict[str, Tally]) -> dict[str, dict[str, Any]]:
-    """Each expert that predicts against the candidate prior, turn by turn on the same expert turns: the mean
-    difference of Turn@1 and its paired 95% interval, whole games resampled (a game's turns share its candidates
-    and prior); apart from zero, the dialogue tells what the sets do not."""
+    """Each expert that predicts against the candidate prior on the same expert turns (`paired_turn1`); apart from
+    zero, the dialogue tells what the sets do not."""
     prior = tallies[PRIOR].turn_ranks
-    found = {}
-    for name, tally in tallies.items():
-        if (name in VARIANTS or name == "+PLAN") and len(tally.turn_ranks) == len(prior) > 0:
-            games: list[list[int]] = []
-            for (index, rank), (_, base) in zip(tally.turn_ranks, prior):
-                if index == 1:  # a game's first expert turn
-                    games.append([])
-                games[-1].append(int(rank <= 1) - int(base <= 1))
-            total = sum(sum(g) for g in games) / sum(len(g) for g in games)
-            found[name] = {"turn@1": total, "turn@1_ci": clustered_mean_interval(games)}
-    return found
+    return {name: found for name, tally in tallies.items()
+            if _predicts(name) and (found := paired_turn1(tally.turn_ranks, prior)) is not None}
+
+
+def against_first_training(played: Sequence[tuple[dict[str, Any], dict[str, Tally], list[str]]]) -> None:
+    """Each pair whose test set an earlier --train set was scored on, on the same held-out games, gets
+    `against_first_training`: its predicting experts against that first training set's, on the same expert turns
+    (`paired_turn1`): what pooling more games into the training set does to the expert."""
+    first: dict[str, tuple[dict[str, Any], dict[str, Tally], list[str]]] = {}
+    for pair, tallies, held_out in played:
+        base_pair, base_tallies, base_held_out = first.setdefault(pair["test"], (pair, tallies, held_out))
+        if base_pair is pair or base_held_out != held_out:
+            continue
+        experts = {name: found for name, tally in tallies.items() if _predicts(name) and name in base_tallies
+                   and (found := paired_turn1(tally.turn_ranks, base_tallies[name].turn_ranks)) is not None}
+        pair["against_first_training"] = {"train": base_pair["train"], "experts": experts}
+
+
+def _predicts(name: str) -> bool:
+    return name in VARIANTS or name == "+PLAN"
 
 
 def _evaluation(train: GameSet, test: GameSet, splits: int) -> str:

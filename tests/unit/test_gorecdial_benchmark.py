@@ -21,6 +21,8 @@ from synth.benchmarks.gorecdial.expert import RECOMMEND_TEMPLATE, ExpertConfig
 from synth.benchmarks.gorecdial.games import Game, Utterance, folds, held_out_splits, load_games, record_game
 from synth.benchmarks.gorecdial.play import game_metrics, play_all
 from synth.benchmarks.gorecdial.prior import CandidatePrior, GamePriors
+from synth.benchmarks.gorecdial.results import markdown
+from synth.benchmarks.gorecdial.run import PRIOR, against_first_training, paired_turn1
 from synth.benchmarks.gorecdial.seekers import RetrievalSeeker
 from synth.benchmarks.gorecdial.training import loss_weights, train_supervised
 from synth.config import GenerateConfig
@@ -108,6 +110,29 @@ def test_tally_pools_raw_outcomes():
     assert metrics["turn@1"] == 0.5 and metrics["turn@3"] == 0.75  # ranks 1, 4, 3, 1
     assert metrics["chat@1"] == 0.5 and metrics["chat@3"] == 0.5 and metrics["decision_acc"] == 0.75
     assert metrics["f1"] is None and first.turn_curve()[:3] == [0.5, 0.5, None]
+
+
+def test_a_pooled_training_set_is_scored_against_the_first_on_the_same_turns():
+    """`--train human --train both=human+gen`: the pooled expert's Turn@1 minus the human-only one's, turn by turn
+    on the same held-out turns, whole games resampled; a pair held out on other games is not compared."""
+    base = [(1, 1), (2, 1), (1, 2), (2, 1), (1, 1), (2, 3)]  # three games of two expert turns
+    pooled = [(1, 2), (2, 1), (1, 2), (2, 2), (1, 1), (2, 3)]  # one fewer hit in each of two games
+    found = paired_turn1(pooled, base)
+    assert found["turn@1"] == pytest.approx(-2 / 6) and found["turn@1_ci"][0] < found["turn@1"] <= found["turn@1_ci"][1]
+    assert paired_turn1(pooled[:4], base) is None and paired_turn1(pooled, []) is None  # not the same turns
+
+    def pair(train, ranks, held_out):
+        return {"train": train, "test": "human"}, {"+DECIDE": Tally(turn_ranks=ranks), PRIOR: Tally(turn_ranks=base)}, held_out
+
+    played = [pair("human", base, ["a", "b", "c"]), pair("both", pooled, ["a", "b", "c"]),
+              pair("other folds", pooled, ["c", "b", "a"])]
+    against_first_training(played)
+    assert "against_first_training" not in played[0][0] and "against_first_training" not in played[2][0]
+    against = played[1][0]["against_first_training"]
+    assert against["train"] == "human" and against["experts"]["+DECIDE"] == found and set(against["experts"]) == {"+DECIDE"}
+    document = {"datasets": {}, "pairs": [{**played[1][0], "evaluation": "3-fold", "test_games": 3, "supervised": {},
+                                           "games": {}, "times": {}}]}
+    assert "Turn@1 against the expert trained on human" in markdown(document) and "+DECIDE -0.333 [" in markdown(document)
 
 
 def test_folds_hold_every_game_out_once():
