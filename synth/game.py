@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from synth.analysis.defects import ReplyContext, question_move, split_opinion, target_draw, taste
 from synth.config import Strategy, Wording
@@ -328,7 +328,7 @@ class _PearlMoves(RecordMoves):
         decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.domain, content_rng(seed),
                                  recommended=recommended, inquire=inquire, greet=self.seeker_first())
         worded = await word(self.game.seeker, decided, style=self.examples.style, last=self.last_words(), plan=plan,
-                            seed=seed, usage=self.usage, context=replace(context, question=decided.question))
+                            seed=seed, usage=self.usage, context=context)
         decided.record(self.ledger)
         return SeekerReply(worded.text, decided.accept, worded.checks), worded.content
 
@@ -341,7 +341,7 @@ class _PearlMoves(RecordMoves):
         decided = recommender_content(plan.acts if plan else None, self.ledger, self.domain, content_rng(seed),
                                       candidates=candidates or (), about=about, closing=closing)
         worded = await word(self.game.recommender, decided, style="", last=self.last_words(), plan=plan,
-                            seed=seed, usage=self.usage, context=replace(context, question=decided.question))
+                            seed=seed, usage=self.usage, context=context)
         decided.record(self.ledger)
         offered = decided.item.id if decided.content.move == "offer" and decided.item is not None else None
         return RecommenderReply(think="", utterance=worded.text, item_id=offered, checks=worded.checks), worded.content

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from synth.analysis.defects import ReplyContext, question_move
@@ -370,7 +370,7 @@ class _GoRecDialMoves(RecordMoves):
         decided = recommender_content(plan.acts if plan else None, self.ledger, self.player.expert.prompts.domain,
                                       content_rng(seed), candidates=[item] if item else (), about=about)
         worded = await word(self.player.expert, decided, style="", last=self.last_words(), plan=plan, seed=seed,
-                            usage=self.usage, context=replace(context, question=decided.question))
+                            usage=self.usage, context=context)
         decided.record(self.ledger)
         return RecommenderReply(think=reply.think, utterance=worded.text, item_id=reply.item_id,
                                 checks=worded.checks), worded.content
@@ -385,7 +385,7 @@ class _GoRecDialMoves(RecordMoves):
         decided = seeker_content(plan.acts if plan else None, self.state, self.ledger, self.player.seeker.prompts.domain,
                                  content_rng(seed), recommended=recommended, inquire=asks, greet=self.seeker_first())
         worded = await word(self.player.seeker, decided, style="", last=last, plan=plan, seed=seed, usage=self.usage,
-                            context=replace(context, question=decided.question))
+                            context=context)
         decided.record(self.ledger)
         return SeekerReply(worded.text, decided.accept, worded.checks), worded.content
 

@@ -3,7 +3,7 @@ by the content's own template where no reply says it: what each side says in dec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from synth.analysis.defects import Defect, ReplyContext, avoid_line, check_reply
 from synth.content.decide import Decided
@@ -40,7 +40,9 @@ async def word(
 ) -> Worded:
     """Ask `simulator`'s model to word `decided` until a reply has no defect, at most 1 + reply_resamples times
     (each re-sample with the next seed, a little more temperature and a line saying what to avoid); where none
-    passes, the content's template says it, and the checks record the replies turned down and why."""
+    passes, the content's template says it, and the checks record the replies turned down and why. The words are
+    checked against `context` with the content's own question move."""
+    context = replace(context, question=decided.question)
     words = words_for(plan, simulator.role)
     cap = cap_for(words, decided)
     messages = wording_messages(simulator.prompts, simulator.role, decided, style=style, last=last, words=words)
